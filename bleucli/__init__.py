@@ -1,0 +1,42 @@
+"""bleucli: reproducible BLEU scoring with SacreBLEU-identical numbers.
+
+The public names are SacreBLEU 2.x's, so ``from bleucli import BLEU, corpus_bleu`` is a
+drop-in replacement. They are resolved lazily (PEP 562) to keep ``bleucli --help`` fast.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from bleucli.version import __version__
+
+_LAZY = {
+    "BLEU": "bleucli.metrics.bleu",
+    "BLEUScore": "bleucli.metrics.bleu",
+    "Metric": "bleucli.metrics.base",
+    "Score": "bleucli.metrics.base",
+    "Signature": "bleucli.metrics.base",
+    "Stats": "bleucli.metrics.base",
+    "corpus_bleu": "bleucli.compat",
+    "raw_corpus_bleu": "bleucli.compat",
+    "sentence_bleu": "bleucli.compat",
+    "BleucliError": "bleucli.errors",
+    "InputError": "bleucli.errors",
+    "ConfigError": "bleucli.errors",
+    "parse_signature": "bleucli.signature",
+}
+
+__all__ = ["__version__", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'bleucli' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,188 @@
+"""The ``bleucli`` command: parse options, call the library, print, exit.
+
+Flags and their meaning follow SacreBLEU 2.x's CLI so existing scripts keep working. Exit
+codes: 0 success, 1 bad data or options (a one-line ``bleucli: error:`` message on stderr),
+2 command-line usage errors (click's), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import click
+
+from bleucli.errors import BleucliError, ConfigError, InputError
+from bleucli.version import __version__
+
+logger = logging.getLogger("bleucli")
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+#: Options that take several values (``-i a.txt b.txt``), as SacreBLEU's argparse ``nargs``.
+_VARIADIC = {"-i", "--input", "-m", "--metrics"}
+
+OUTPUT_FORMATS = ("json", "text", "latex", "markdown", "tsv", "html")
+
+
+def expand_variadic(argv: Sequence[str]) -> list[str]:
+    """Rewrite ``-i a b`` as ``-i a -i b`` so click's ``multiple=True`` options take lists."""
+    out: list[str] = []
+    current: str | None = None
+    for arg in argv:
+        if arg == "--":
+            current = None
+            out.append(arg)
+        elif arg in _VARIADIC:
+            current = arg
+            out.append(arg)
+        elif current is not None and (arg == "-" or not arg.startswith("-")):
+            if out[-1] != current:
+                out.append(current)
+            out.append(arg)
+        else:
+            current = None
+            out.append(arg)
+    return out
+
+
+@dataclass
+class Options:
+    """The parsed command line, independent of click."""
+
+    refs: tuple[str, ...] = ()
+    inputs: tuple[str, ...] = ()
+    metrics: tuple[str, ...] = ("bleu",)
+    language_pair: str | None = None
+    num_refs: int = 1
+    encoding: str = "utf-8"
+    sentence_level: bool = False
+    width: int = 1
+    score_only: bool = False
+    fmt: str = "json"
+    quiet: bool = False
+    short: bool = False
+    from_signature: str | None = None
+    bleu: dict[str, Any] = field(default_factory=dict)
+    explicit: set[str] = field(default_factory=set)
+
+
+@click.command(
+    name="bleucli",
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    epilog="Exit codes: 0 ok, 1 bad input or options, 2 usage error, 130 interrupted.",
+)
+@click.argument("refs", nargs=-1, metavar="[REFS]...")
+@click.option("-i", "--input", "inputs", multiple=True, metavar="FILE...",
+              help="Hypothesis file(s); standard input when absent. Several files: one per system.")
+@click.option("-m", "--metrics", multiple=True, metavar="NAME...",
+              help="Metrics to compute (default: bleu).")
+@click.option("-l", "--language-pair", metavar="SRC-TRG",
+              help="Language pair; its target picks the default tokenizer (zh, ja, ko).")
+@click.option("-nr", "--num-refs", type=int, default=1, show_default=True,
+              help="Split each reference line on tabs into this many references.")
+@click.option("-e", "--encoding", default="utf-8", show_default=True,
+              help="Encoding of input files.")
+@click.option("-tok", "--tokenize", metavar="NAME",
+              help="BLEU tokenizer: none, 13a, intl, char, zh, ja-mecab, ko-mecab, spm, "
+                   "flores101, flores200 (default: by target language, else 13a).")
+@click.option("-lc", "--lowercase", is_flag=True, help="Case-insensitive BLEU.")
+@click.option("-s", "--smooth-method", default="exp", show_default=True,
+              metavar="exp|floor|add-k|none", help="BLEU smoothing method.")
+@click.option("-sv", "--smooth-value", type=float,
+              help="Smoothing value for floor (default 0.1) and add-k (default 1).")
+@click.option("--force", is_flag=True, help="Do not warn about input that looks tokenised.")
+@click.option("-sl", "--sentence-level", is_flag=True, help="Score every sentence.")
+@click.option("--from-signature", metavar="SIG",
+              help="Score with exactly the options a published signature states.")
+@click.option("-f", "--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default=None,
+              help="Output format (default json; env BLEUCLI_FORMAT).")
+@click.option("-w", "--width", type=int, default=1, show_default=True,
+              help="Decimal places of scores.")
+@click.option("-b", "--score-only", is_flag=True, help="Print only the score.")
+@click.option("-q", "--quiet", is_flag=True, help="No informational messages or progress bars.")
+@click.option("-sh", "--short", is_flag=True, help="Abbreviated signature.")
+@click.version_option(__version__, "-V", "--version", prog_name="bleucli",
+                      message="%(prog)s %(version)s")
+@click.pass_context
+def command(ctx: click.Context, **params: Any) -> None:
+    """Score machine translation output with BLEU, identical to SacreBLEU 2.x.
+
+    \b
+      bleucli ref.de -i hyp.de              # JSON result with its signature
+      cat hyp.de | bleucli ref.de -f text   # text line
+      bleucli ref1.de ref2.de -i hyp.de     # two references
+    """
+    explicit = {
+        name for name in params
+        if ctx.get_parameter_source(name) not in (click.core.ParameterSource.DEFAULT, None)
+    }
+    fmt = params["fmt"]
+    if fmt is None:
+        env_fmt = os.environ.get("BLEUCLI_FORMAT", "").lower()
+        fmt = env_fmt if env_fmt in OUTPUT_FORMATS else "json"
+    options = Options(
+        refs=params["refs"], inputs=params["inputs"],
+        metrics=tuple(m.lower() for m in params["metrics"]) or ("bleu",),
+        language_pair=params["language_pair"], num_refs=params["num_refs"],
+        encoding=params["encoding"], sentence_level=params["sentence_level"],
+        width=params["width"], score_only=params["score_only"], fmt=fmt,
+        quiet=params["quiet"], short=params["short"],
+        from_signature=params["from_signature"],
+        bleu={
+            "tokenize": params["tokenize"], "lowercase": params["lowercase"],
+            "smooth_method": params["smooth_method"], "smooth_value": params["smooth_value"],
+            "force": params["force"],
+        },
+        explicit=explicit,
+    )
+    from bleucli.runner import run
+
+    output = run(options)
+    if output:
+        click.echo(output)
+
+
+def _configure_logging(argv: Sequence[str]) -> None:
+    quiet = any(a in ("-q", "--quiet") for a in argv)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("bleucli: %(message)s"))
+    logger.handlers[:] = [handler]
+    logger.setLevel(logging.WARNING if quiet else logging.INFO)
+    logger.propagate = False
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console entry point: turns library errors into one-line messages and exit codes."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:  # let `bleucli ... | head` end quietly, as Unix tools do
+        from signal import SIG_DFL, SIGPIPE, signal
+
+        signal(SIGPIPE, SIG_DFL)
+    except (ImportError, ValueError):
+        pass
+    _configure_logging(args)
+    try:
+        command.main(expand_variadic(args), prog_name="bleucli", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("bleucli: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except click.exceptions.Exit as stop:
+        sys.exit(stop.exit_code)
+    except click.ClickException as err:
+        err.show()
+        sys.exit(EXIT_USAGE if isinstance(err, click.UsageError) else EXIT_ERROR)
+    except BleucliError as err:
+        click.echo(f"bleucli: error: {err}", err=True)
+        sys.exit(err.exit_code)
+    except KeyboardInterrupt:
+        click.echo("bleucli: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    sys.exit(EXIT_OK)
+
+
+__all__ = ["main", "command", "Options", "ConfigError", "InputError"]

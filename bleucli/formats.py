@@ -1,0 +1,75 @@
+"""Renderers for results: SacreBLEU-compatible text and JSON, and multi-system tables."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bleucli.metrics.base import Score
+
+
+@dataclass
+class Result:
+    """One metric's score for one system, with the signature it was computed under."""
+
+    system: str
+    score: Score
+    signature: str
+    short_signature: str
+
+
+def single_system(results: Sequence[Result], fmt: str, width: int, score_only: bool,
+                  short: bool) -> str:
+    """One system, one or more metrics: SacreBLEU's JSON objects or '='-aligned text lines."""
+    is_json = fmt == "json"
+    lines = [
+        r.score.format(width, score_only,
+                       r.short_signature if short and not is_json else r.signature, is_json)
+        for r in results
+    ]
+    if is_json:
+        return lines[0] if len(lines) == 1 else "[\n" + ",\n".join(lines) + "\n]"
+    if len(lines) == 1 or score_only:
+        return "\n".join(lines)
+    split_at = [line.index(" = ") for line in lines]
+    pad = max(split_at)
+    return "\n".join(
+        f"{line[:cut]:>{pad}}{line[cut:]}" for line, cut in zip(lines, split_at)
+    )
+
+
+TABLE_FORMATS = {"text": "fancy_grid", "latex": "latex_booktabs", "markdown": "github",
+                 "tsv": "tsv", "html": "html"}
+
+
+def multi_system(results: Sequence[Result], fmt: str, width: int, short: bool) -> str:
+    """Several systems: a table of scores (systems x metrics) and the metric signatures."""
+    systems: list[str] = []
+    metrics: list[str] = []
+    cells: dict[tuple[str, str], Score] = {}
+    signatures: dict[str, str] = {}
+    for r in results:
+        if r.system not in systems:
+            systems.append(r.system)
+        if r.score.name not in metrics:
+            metrics.append(r.score.name)
+        cells[r.system, r.score.name] = r.score
+        signatures[r.score.name] = r.short_signature if short else r.signature
+    if fmt == "json":
+        rows = [
+            {"system": system,
+             **{m: f"{cells[system, m].score:.{width}f}" for m in metrics if (system, m) in cells}}
+            for system in systems
+        ]
+        return json.dumps(rows, indent=4, ensure_ascii=False)
+    from tabulate import tabulate
+
+    table = tabulate(
+        [[system, *(f"{cells[system, m].score:.{width}f}" for m in metrics)] for system in systems],
+        headers=["System", *metrics], tablefmt=TABLE_FORMATS.get(fmt, "fancy_grid"),
+        colalign=("right",), stralign="center", numalign="center", disable_numparse=True,
+    )
+    legend = ["", "-----------------", "Metric signatures", "-----------------"]
+    legend += [f" - {name:<10} {sig}" for name, sig in signatures.items()]
+    return table + "\n" + "\n".join(legend)

@@ -1,0 +1,27 @@
+"""Metric registry: the ``-m`` name -> class (imported on first use)."""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from bleucli.errors import ConfigError
+from bleucli.metrics.base import Metric
+
+_METRICS: dict[str, str] = {
+    "bleu": "bleucli.metrics.bleu:BLEU",
+}
+
+
+def available_metrics() -> list[str]:
+    return list(_METRICS)
+
+
+def metric_class(name: str) -> type[Metric]:
+    """Resolve a metric name (any case) to its class."""
+    try:
+        module_name, class_name = _METRICS[name.lower()].split(":")
+    except KeyError:
+        raise ConfigError(
+            f"unknown metric {name!r}; available: {', '.join(available_metrics())}"
+        ) from None
+    return getattr(import_module(module_name), class_name)

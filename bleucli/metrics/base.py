@@ -1,0 +1,368 @@
+"""The metric base: extract per-sentence statistics, sum them, score the sum.
+
+Every metric SacreBLEU defines is a function of *summed* per-sentence sufficient statistics,
+so one mechanism serves corpus scores, sentence scores, bootstrap resampling and sharded
+scoring. Signatures and score objects mirror SacreBLEU 2.x's so outputs are interchangeable.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bleucli.errors import InputError
+from bleucli.version import __version__
+
+logger = logging.getLogger("bleucli")
+
+#: The value of the ``version:`` signature field: it names the tool, not only a number.
+VERSION_FIELD = f"bleucli-{__version__}"
+
+Number = int | float
+
+
+@dataclass
+class Stats:
+    """Summed sufficient statistics of some sentences under one metric configuration.
+
+    ``config`` is the metric's signature without volatile fields; adding statistics
+    computed under different configurations is refused, because the sum would be meaningless.
+    """
+
+    config: str
+    values: list[Number]
+    n_sentences: int = 1
+
+    def __add__(self, other: Stats) -> Stats:
+        if not isinstance(other, Stats):
+            return NotImplemented
+        if other.config != self.config:
+            raise InputError(
+                f"cannot add statistics of different configurations: "
+                f"{self.config!r} vs {other.config!r}"
+            )
+        return Stats(
+            self.config,
+            [a + b for a, b in zip(self.values, other.values, strict=True)],
+            self.n_sentences + other.n_sentences,
+        )
+
+
+class Signature:
+    """The reproducibility signature: ordered ``key:value`` fields, with SacreBLEU's abbreviations.
+
+    Field order is SacreBLEU 2.x's: the shared fields (``nrefs``, statistical-test and test-set
+    fields), then the metric's own, and ``version`` always last.
+    """
+
+    #: Long name -> ``--short`` abbreviation, for the fields every metric shares.
+    ABBREVIATIONS: dict[str, str] = {
+        "version": "v",
+        "nrefs": "#",
+        "test": "t",
+        "lang": "l",
+        "subset": "S",
+        "origlang": "o",
+        "bs": "bs",
+        "ar": "ar",
+        "seed": "rs",
+    }
+
+    def __init__(self, num_refs: int | str, metric_fields: dict[str, Any],
+                 metric_abbreviations: dict[str, str]) -> None:
+        self.abbreviations = {**self.ABBREVIATIONS, **metric_abbreviations}
+        self.info: dict[str, Any] = {
+            "version": VERSION_FIELD,
+            "nrefs": "var" if num_refs == -1 else num_refs,
+            "bs": None,
+            "ar": None,
+            "seed": None,
+            "test": None,
+            "lang": None,
+            "origlang": None,
+            "subset": None,
+            **metric_fields,
+        }
+
+    def update(self, key: str, value: Any) -> None:
+        """Set a field (e.g. ``test`` and ``lang`` when scoring on a named test set)."""
+        self.info[key] = value
+
+    def format(self, short: bool = False) -> str:
+        keys = [k for k in self.info if k != "version"] + ["version"]
+        pairs = []
+        for key in keys:
+            value = self.info[key]
+            if value is None:
+                continue
+            if isinstance(value, bool):
+                value = "yes" if value else "no"
+            pairs.append(f"{self.abbreviations[key] if short else key}:{value}")
+        return "|".join(pairs)
+
+    def __str__(self) -> str:
+        return self.format()
+
+    __repr__ = __str__
+
+
+class Score:
+    """A metric value with SacreBLEU's text and JSON renderings."""
+
+    def __init__(self, name: str, score: float) -> None:
+        self.name = name
+        self.score = score
+        #: Bootstrap mean and 95% half-interval; negative until a CI is estimated.
+        self._mean = -1.0
+        self._ci = -1.0
+        #: Metric-specific detail printed after the score (precisions, BP, ...).
+        self._verbose = ""
+
+    def format(self, width: int = 2, score_only: bool = False, signature: str = "",
+               is_json: bool = False) -> str:
+        """Render as SacreBLEU does: ``NAME|sig = 12.3 details`` or its JSON object."""
+        text = f"{self.score:.{width}f}"
+        record: dict[str, Any] = {
+            "name": self.name,
+            "score": float(text),
+            "signature": signature,
+        }
+        if self._mean > 0:
+            mean, half = f"{self._mean:.{width}f}", f"{self._ci:.{width}f}"
+            confidence = f"μ = {mean} ± {half}"
+            text += f" ({confidence})"
+            if is_json:
+                record.update(confidence_mean=float(mean), confidence_var=float(half),
+                              confidence=confidence)
+        if score_only:
+            return text
+        line = f"{self.name}|{signature}" if signature else self.name
+        line = f"{line} = {text}"
+        if self._verbose:
+            line += f" {self._verbose}"
+            record["verbose_score"] = self._verbose
+        if is_json:
+            for pair in signature.split("|") if signature else []:
+                key, value = pair.split(":", 1)
+                record[key] = value
+            return json.dumps(record, indent=1, ensure_ascii=False)
+        return line
+
+    def estimate_ci(self, scores: Sequence[Score]) -> None:
+        """Store the bootstrap mean and the half-width of the 2.5%..97.5% percentile range."""
+        import statistics
+
+        ordered = sorted(s.score for s in scores)
+        lower_idx = len(ordered) // 40
+        upper_idx = len(ordered) - lower_idx - 1
+        self._ci = 0.5 * (ordered[upper_idx] - ordered[lower_idx])
+        self._mean = statistics.mean(ordered)
+
+    def __repr__(self) -> str:
+        return self.format()
+
+
+def _check_sentence_args(owner: str, hypothesis: Any, references: Any) -> None:
+    if not isinstance(hypothesis, str):
+        raise TypeError(f"{owner}: the hypothesis should be a string, got {type(hypothesis).__name__}")
+    if isinstance(references, str) or not isinstance(references, Sequence):
+        raise TypeError(f"{owner}: references should be a list of strings, one per reference")
+    if not references:
+        raise InputError(f"{owner}: at least one reference is needed")
+    for ref in references:
+        if ref is not None and not isinstance(ref, str):
+            raise TypeError(f"{owner}: each reference should be a string, got {type(ref).__name__}")
+
+
+def check_corpus_args(owner: str, hypotheses: Any, references: Any) -> None:
+    """Validate the corpus API's shapes; SacreBLEU silently truncates what this refuses.
+
+    ``references`` must be a list of reference *streams*, each a list with one entry
+    (string, or ``None`` for "no reference here") per hypothesis.
+    """
+    if isinstance(hypotheses, str) or not isinstance(hypotheses, Sequence):
+        raise TypeError(f"{owner}: hypotheses should be a list of strings")
+    if len(hypotheses) == 0:
+        raise InputError(f"{owner}: there are no hypotheses to score")
+    for i, hyp in enumerate(hypotheses):
+        if not isinstance(hyp, str):
+            raise TypeError(
+                f"{owner}: hypothesis {i} should be a string, got {type(hyp).__name__}"
+            )
+    if references is None:
+        return
+    if isinstance(references, str) or not isinstance(references, Sequence):
+        raise TypeError(f"{owner}: references should be a list of reference streams")
+    if len(references) == 0:
+        raise InputError(f"{owner}: there are no reference streams")
+    if all(isinstance(r, str) for r in references):
+        raise InputError(
+            f"{owner}: references should be a list of reference streams (lists of strings), "
+            f"got a flat list of {len(references)} strings; for one reference per "
+            f"hypothesis pass [references]"
+        )
+    for k, stream in enumerate(references):
+        if isinstance(stream, str) or not isinstance(stream, Sequence):
+            raise TypeError(f"{owner}: reference stream {k} should be a list of strings")
+        if len(stream) != len(hypotheses):
+            raise InputError(
+                f"{owner}: reference stream {k} has {len(stream)} lines but there are "
+                f"{len(hypotheses)} hypotheses"
+            )
+        for i, ref in enumerate(stream):
+            if ref is not None and not isinstance(ref, str):
+                raise TypeError(
+                    f"{owner}: reference {i} of stream {k} should be a string, "
+                    f"got {type(ref).__name__}"
+                )
+
+
+@dataclass
+class ReferenceCache:
+    """Per-sentence reference information and how many references each sentence has."""
+
+    infos: list[Any]
+    num_refs: int  # -1 when the count varies between sentences ("nrefs:var")
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Metric(ABC):
+    """Base class: subclasses define preprocessing, per-sentence statistics and scoring."""
+
+    #: Display name, e.g. ``BLEU``.
+    name: str = ""
+    #: Abbreviations of the metric's own signature fields for ``--short``.
+    signature_abbreviations: dict[str, str] = {}
+
+    def __init__(self, references: Sequence[Sequence[str | None]] | None = None) -> None:
+        self.num_refs: int | None = None
+        self._ref_cache: ReferenceCache | None = None
+        #: Filled by bootstrap / paired tests so the signature can record them.
+        self.n_bootstrap: int | None = None
+        self.seed: int | str | None = None
+        if references is not None:
+            check_corpus_args(type(self).__name__, [""] * _stream_length(references), references)
+            self._ref_cache = self.cache_references(references)
+
+    # -- to implement ----------------------------------------------------------------------
+    @abstractmethod
+    def preprocess(self, sentence: str) -> str:
+        """Normalise and tokenise one sentence (hypothesis or reference)."""
+
+    @abstractmethod
+    def reference_info(self, references: list[str]) -> Any:
+        """What a sentence's (preprocessed) references contribute, e.g. n-gram counts."""
+
+    @abstractmethod
+    def sentence_stats(self, hypothesis: str, ref_info: Any) -> list[Number]:
+        """Sufficient statistics of one preprocessed hypothesis against its references."""
+
+    @abstractmethod
+    def score_from_values(self, values: Sequence[Number]) -> Score:
+        """Turn summed statistics into a score."""
+
+    @abstractmethod
+    def signature_fields(self) -> dict[str, Any]:
+        """The metric's own signature fields, in SacreBLEU's order."""
+
+    # -- shared machinery ---------------------------------------------------------------------
+    def cache_references(self, references: Sequence[Sequence[str | None]]) -> ReferenceCache:
+        """Preprocess every reference once; ``None`` entries mean "no reference here"."""
+        infos = []
+        counts = set()
+        preprocess = self.preprocess
+        for refs in zip(*references):
+            lines = [preprocess(r) for r in refs if r is not None]
+            counts.add(len(lines))
+            infos.append(self.reference_info(lines))
+        num_refs = counts.pop() if len(counts) == 1 else -1
+        self.num_refs = num_refs
+        return ReferenceCache(infos, num_refs)
+
+    def _warn_hypotheses(self, hypotheses: Sequence[str]) -> None:
+        """Hook for input sanity warnings (BLEU warns about tokenised input)."""
+        return None
+
+    def per_sentence_stats(self, hypotheses: Sequence[str],
+                           references: Sequence[Sequence[str | None]] | None) -> list[list[Number]]:
+        """Statistics for every sentence; the rows that corpus and resampling code share."""
+        owner = type(self).__name__
+        check_corpus_args(owner, hypotheses, references)
+        if references:
+            cache = self.cache_references(references)
+        elif self._ref_cache is not None:
+            cache = self._ref_cache
+            self.num_refs = cache.num_refs
+            if len(cache.infos) != len(hypotheses):
+                raise InputError(
+                    f"{owner}: {len(hypotheses)} hypotheses but the cached references "
+                    f"have {len(cache.infos)} lines"
+                )
+        else:
+            raise InputError(f"{owner}: no references given and none cached")
+        self._warn_hypotheses(hypotheses)
+        preprocess, stats = self.preprocess, self.sentence_stats
+        return [stats(preprocess(h), info) for h, info in zip(hypotheses, cache.infos)]
+
+    def extract_stats(self, hypotheses: Sequence[str],
+                      references: Sequence[Sequence[str | None]] | None = None) -> Stats:
+        """Summed statistics of a corpus: add the results of shards to score their union."""
+        rows = self.per_sentence_stats(hypotheses, references)
+        return Stats(self._config_key(), sum_rows(rows), len(rows))
+
+    def score_from_stats(self, stats: Stats) -> Score:
+        if stats.config != self._config_key():
+            raise InputError(
+                f"statistics were computed with {stats.config!r}, not {self._config_key()!r}"
+            )
+        return self.score_from_values(list(stats.values))
+
+    def corpus_score(self, hypotheses: Sequence[str],
+                     references: Sequence[Sequence[str | None]] | None,
+                     n_bootstrap: int = 1) -> Score:
+        """Score a corpus; ``references`` is a list of streams, or ``None`` to use the cache."""
+        rows = self.per_sentence_stats(hypotheses, references)
+        score = self.score_from_values(sum_rows(rows))
+        if n_bootstrap > 1:
+            from bleucli.significance import bootstrap_scores
+
+            self.n_bootstrap = n_bootstrap
+            self.seed, samples = bootstrap_scores(rows, self, n_bootstrap)
+            score.estimate_ci(samples)
+        return score
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str | None]) -> Score:
+        """Score one sentence against one or more references."""
+        _check_sentence_args(type(self).__name__, hypothesis, references)
+        return self.corpus_score([hypothesis], [[r] for r in references])
+
+    def get_signature(self) -> Signature:
+        if self.num_refs is None:
+            raise InputError(
+                f"{type(self).__name__}: the number of references is unknown until "
+                f"something has been scored"
+            )
+        signature = Signature(self.num_refs, self.signature_fields(),
+                              self.signature_abbreviations)
+        signature.update("bs", self.n_bootstrap)
+        signature.update("seed", self.seed)
+        return signature
+
+    def _config_key(self) -> str:
+        return "|".join(f"{k}:{v}" for k, v in self.signature_fields().items())
+
+
+def _stream_length(references: Any) -> int:
+    try:
+        return len(references[0])
+    except (TypeError, IndexError, KeyError):
+        return 0
+
+
+def sum_rows(rows: Iterable[Sequence[Number]]) -> list[Number]:
+    """Column sums of per-sentence statistics (the corpus statistics), summed in row order."""
+    return [sum(column) for column in zip(*rows)]

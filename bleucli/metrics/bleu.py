@@ -1,0 +1,245 @@
+"""BLEU (Papineni et al., 2002) exactly as SacreBLEU 2.x computes it.
+
+Per sentence the sufficient statistics are
+``[hyp_len, closest_ref_len, matches_1..N, totals_1..N]``: clipped n-gram matches
+(a hypothesis n-gram counts at most as often as it occurs in any single reference),
+hypothesis n-gram totals, and the reference length closest to the hypothesis length
+(ties to the shorter). Corpus BLEU is ``BP * exp(mean(log p_n))`` over the summed statistics
+with ``BP = exp(1 - r/c)`` when ``c < r``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from bleucli.errors import ConfigError
+from bleucli.metrics.base import Metric, Number, Score, logger
+from bleucli.tokenizers import default_tokenizer, get_tokenizer
+
+MAX_NGRAM_ORDER = 4
+
+#: Default value of each smoothing method (Chen & Cherry, 2014); ``None``: takes no value.
+SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
+
+#: log(0) stand-in that SacreBLEU uses so that a zero precision gives a ~0 score, not an error.
+_LOG_ZERO = -9999999999
+
+#: A hypothesis ending in " ." this many times probably was not detokenised.
+TOKENISED_PERIOD_WARNING_THRESHOLD = 100
+
+_LANGUAGE_TOKENIZER_ADVICE = {
+    "zh": ("zh", "Consider using the 'zh' or 'spm' tokenizer for Chinese."),
+    "ja": ("ja-mecab", "Consider using the 'ja-mecab' or 'spm' tokenizer for Japanese."),
+    "ko": ("ko-mecab", "Consider using the 'ko-mecab' or 'spm' tokenizer for Korean."),
+}
+
+
+def _log(x: float) -> float:
+    return math.log(x) if x != 0.0 else _LOG_ZERO
+
+
+def ngram_counts(tokens: list[str], order: int) -> Counter:
+    """Counts of the n-grams of one order (unigrams keyed by token, longer by tuple)."""
+    if order == 1:
+        return Counter(tokens)
+    return Counter(zip(*(tokens[i:] for i in range(order))))
+
+
+def closest_ref_len(hyp_len: int, ref_lens: Sequence[int]) -> int:
+    """The reference length nearest the hypothesis length; ties go to the shorter one."""
+    best = -1
+    best_diff = -1
+    for ref_len in ref_lens:
+        diff = abs(hyp_len - ref_len)
+        if best_diff == -1 or diff < best_diff or (diff == best_diff and ref_len < best):
+            best, best_diff = ref_len, diff
+    return best
+
+
+class BLEUScore(Score):
+    """A BLEU value with its n-gram statistics, brevity penalty and lengths."""
+
+    def __init__(self, score: float, counts: list[Number], totals: list[Number],
+                 precisions: list[float], bp: float, sys_len: int, ref_len: int) -> None:
+        super().__init__("BLEU", score)
+        self.counts = counts
+        self.totals = totals
+        self.precisions = precisions
+        self.bp = bp
+        self.sys_len = sys_len
+        self.ref_len = ref_len
+        self.prec_str = "/".join(f"{p:.1f}" for p in precisions)
+        self.ratio = sys_len / ref_len if ref_len else 0
+        self._verbose = (
+            f"{self.prec_str} (BP = {bp:.3f} ratio = {self.ratio:.3f} "
+            f"hyp_len = {sys_len:d} ref_len = {ref_len:d})"
+        )
+
+
+def compute_bleu(correct: list[Number], total: list[Number], sys_len: int, ref_len: int,
+                 smooth_method: str = "none", smooth_value: float | None = None,
+                 effective_order: bool = False,
+                 max_ngram_order: int = MAX_NGRAM_ORDER) -> BLEUScore:
+    """BLEU from summed statistics, with the smoothing methods of Chen & Cherry (2014).
+
+    ``floor`` (method 1) replaces a zero match count by ``smooth_value``; ``add-k``
+    (method 2) adds ``smooth_value`` to matches and totals of orders > 1 (the reported
+    counts include it, as in SacreBLEU); ``exp`` (method 3, mteval-v13a's) uses
+    ``1 / (2^k * total)`` for the k-th zero precision. With ``effective_order``, orders
+    with no hypothesis n-grams are left out of the geometric mean.
+    """
+    if smooth_method not in SMOOTH_DEFAULTS:
+        raise ConfigError(
+            f"unknown smoothing method {smooth_method!r}; available: {', '.join(SMOOTH_DEFAULTS)}"
+        )
+    if smooth_value is None:
+        smooth_value = SMOOTH_DEFAULTS[smooth_method]
+    correct, total = list(correct), list(total)
+
+    bp = 1.0
+    if sys_len < ref_len:
+        bp = math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
+
+    precisions = [0.0] * max_ngram_order
+    if not any(correct):
+        return BLEUScore(0.0, correct, total, precisions, bp, sys_len, ref_len)
+
+    exp_factor = 1.0
+    eff_order = max_ngram_order
+    for n in range(1, max_ngram_order + 1):
+        if smooth_method == "add-k" and n > 1:
+            correct[n - 1] += smooth_value  # type: ignore[operator]
+            total[n - 1] += smooth_value  # type: ignore[operator]
+        if total[n - 1] == 0:
+            break
+        if effective_order:
+            eff_order = n
+        if correct[n - 1] == 0:
+            if smooth_method == "exp":
+                exp_factor *= 2
+                precisions[n - 1] = 100.0 / (exp_factor * total[n - 1])
+            elif smooth_method == "floor":
+                precisions[n - 1] = 100.0 * smooth_value / total[n - 1]  # type: ignore[operator]
+        else:
+            precisions[n - 1] = 100.0 * correct[n - 1] / total[n - 1]
+
+    score = bp * math.exp(sum([_log(p) for p in precisions[:eff_order]]) / eff_order)
+    return BLEUScore(score, correct, total, precisions, bp, sys_len, ref_len)
+
+
+class BLEU(Metric):
+    """Corpus and sentence BLEU; constructor keywords are SacreBLEU 2.x's ``BLEU``'s."""
+
+    name = "BLEU"
+    signature_abbreviations = {"case": "c", "eff": "e", "tok": "tok", "smooth": "s"}
+    SMOOTH_DEFAULTS = SMOOTH_DEFAULTS
+    TOKENIZER_DEFAULT = "13a"
+
+    def __init__(self, lowercase: bool = False, force: bool = False,
+                 tokenize: str | None = None, smooth_method: str = "exp",
+                 smooth_value: float | None = None, max_ngram_order: int = MAX_NGRAM_ORDER,
+                 effective_order: bool = False, trg_lang: str = "",
+                 references: Sequence[Sequence[str | None]] | None = None) -> None:
+        if smooth_method not in SMOOTH_DEFAULTS:
+            raise ConfigError(
+                f"unknown smoothing method {smooth_method!r}; "
+                f"available: {', '.join(SMOOTH_DEFAULTS)}"
+            )
+        if not isinstance(max_ngram_order, int) or max_ngram_order < 1:
+            raise ConfigError(f"max_ngram_order must be a positive integer, got {max_ngram_order!r}")
+        self.lowercase = lowercase
+        self._force = force
+        self.smooth_method = smooth_method
+        self.smooth_value = smooth_value
+        self.max_ngram_order = max_ngram_order
+        self.effective_order = effective_order
+        self.trg_lang = trg_lang or ""
+        if tokenize is None:
+            tokenize = default_tokenizer(self.trg_lang)
+        else:
+            advice = _LANGUAGE_TOKENIZER_ADVICE.get(self.trg_lang)
+            if advice and tokenize != advice[0]:
+                logger.warning(advice[1])
+        self.tokenizer = get_tokenizer(tokenize)
+        self.tokenizer_signature = self.tokenizer.signature()
+        super().__init__(references)
+
+    # -- statistics ----------------------------------------------------------------------
+    def preprocess(self, sentence: str) -> str:
+        if self.lowercase:
+            sentence = sentence.lower()
+        return self.tokenizer(sentence.rstrip())
+
+    def reference_info(self, references: list[str]) -> Any:
+        """Per order, each n-gram's maximum count over the references; and their lengths."""
+        max_counts: list[dict] = [{} for _ in range(self.max_ngram_order)]
+        ref_lens = []
+        for ref in references:
+            tokens = ref.split()
+            ref_lens.append(len(tokens))
+            for order in range(1, min(self.max_ngram_order, len(tokens)) + 1):
+                merged = max_counts[order - 1]
+                for ngram, count in ngram_counts(tokens, order).items():
+                    if count > merged.get(ngram, 0):
+                        merged[ngram] = count
+        return max_counts, ref_lens
+
+    def sentence_stats(self, hypothesis: str, ref_info: Any) -> list[Number]:
+        max_counts, ref_lens = ref_info
+        tokens = hypothesis.split()
+        hyp_len = len(tokens)
+        order_max = self.max_ngram_order
+        correct = [0] * order_max
+        total = [0] * order_max
+        for order in range(1, min(order_max, hyp_len) + 1):
+            ref_counts = max_counts[order - 1]
+            total[order - 1] = hyp_len - order + 1
+            matches = 0
+            for ngram, count in ngram_counts(tokens, order).items():
+                ref_count = ref_counts.get(ngram)
+                if ref_count:
+                    matches += count if count < ref_count else ref_count
+            correct[order - 1] = matches
+        return [hyp_len, closest_ref_len(hyp_len, ref_lens), *correct, *total]
+
+    def score_from_values(self, values: Sequence[Number]) -> BLEUScore:
+        order = self.max_ngram_order
+        return compute_bleu(
+            correct=list(values[2:2 + order]), total=list(values[2 + order:]),
+            sys_len=int(values[0]), ref_len=int(values[1]),
+            smooth_method=self.smooth_method, smooth_value=self.smooth_value,
+            effective_order=self.effective_order, max_ngram_order=order,
+        )
+
+    # -- checks and signature --------------------------------------------------------------
+    def _warn_hypotheses(self, hypotheses: Sequence[str]) -> None:
+        if self._force:
+            return
+        tokenised = sum(1 for h in hypotheses if h.endswith(" ."))
+        if tokenised >= TOKENISED_PERIOD_WARNING_THRESHOLD:
+            logger.warning("That's 100 lines that end in a tokenized period ('.')")
+            logger.warning("It looks like you forgot to detokenize your test data, "
+                           "which may hurt your score.")
+            logger.warning("If you insist your data is detokenized, or don't care, "
+                           "you can suppress this message with the `force` parameter.")
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str | None]) -> BLEUScore:
+        if not self.effective_order:
+            logger.warning("It is recommended to enable `effective_order` for sentence-level BLEU.")
+        return super().sentence_score(hypothesis, references)  # type: ignore[return-value]
+
+    def signature_fields(self) -> dict[str, Any]:
+        smooth = self.smooth_method
+        default = SMOOTH_DEFAULTS[smooth]
+        if default is not None:
+            value = default if self.smooth_value is None else self.smooth_value
+            smooth += f"[{value:.2f}]"
+        return {
+            "case": "lc" if self.lowercase else "mixed",
+            "eff": "yes" if self.effective_order else "no",
+            "tok": self.tokenizer_signature,
+            "smooth": smooth,
+        }
