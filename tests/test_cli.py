@@ -1,0 +1,218 @@
+"""The command line: SacreBLEU-compatible output, options, errors and exit codes."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+import sacrebleu
+
+from bleucli.cli import expand_variadic
+from tests.conftest import EXAMPLES, run_cli, run_subprocess
+
+REF, REF2, HYP = str(EXAMPLES / "ref.de"), str(EXAMPLES / "ref2.de"), str(EXAMPLES / "hyp.de")
+
+
+def lines(path: str) -> list[str]:
+    return Path(path).read_text(encoding="utf-8").splitlines()
+
+
+def sacrebleu_score(hyp: str, *refs: str, **kwargs) -> sacrebleu.BLEUScore:
+    return sacrebleu.BLEU(**kwargs).corpus_score(lines(hyp), [lines(r) for r in refs])
+
+
+def test_json_output_has_sacrebleus_keys_and_score() -> None:
+    result = run_cli([REF, "-i", HYP])
+    assert result.exit_code == 0, result.stderr
+    record = json.loads(result.stdout)
+    assert set(record) == {"name", "score", "signature", "verbose_score", "nrefs", "case",
+                           "eff", "tok", "smooth", "version"}
+    assert record["score"] == round(sacrebleu_score(HYP, REF).score, 1)
+    assert record["signature"].startswith("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|")
+
+
+def test_text_output_width_and_short_signature() -> None:
+    result = run_cli([REF, REF2, "-i", HYP, "-f", "text", "-w", "3", "--short"])
+    expected = sacrebleu_score(HYP, REF, REF2)
+    assert result.stdout.startswith("BLEU|#:2|c:mixed|e:no|tok:13a|s:exp|v:bleucli-")
+    assert f"= {expected.score:.3f} " in result.stdout
+
+
+def test_score_only_and_stdin() -> None:
+    result = run_cli([REF, "-b", "-w", "4"], input=Path(HYP).read_text(encoding="utf-8"))
+    assert result.stdout.strip() == f"{sacrebleu_score(HYP, REF).score:.4f}"
+
+
+@pytest.mark.parametrize(
+    ("flags", "kwargs"),
+    [
+        (["-tok", "intl"], {"tokenize": "intl"}),
+        (["-lc"], {"lowercase": True}),
+        (["-s", "floor", "-sv", "0.2"], {"smooth_method": "floor", "smooth_value": 0.2}),
+        (["-s", "add-k"], {"smooth_method": "add-k"}),
+        (["-s", "none"], {"smooth_method": "none"}),
+        (["-l", "en-zh"], {"tokenize": "zh"}),
+    ],
+)
+def test_options_reach_the_metric(flags: list[str], kwargs: dict) -> None:
+    result = run_cli([REF, "-i", HYP, "-b", "-w", "6", *flags])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.strip() == f"{sacrebleu_score(HYP, REF, **kwargs).score:.6f}"
+
+
+def test_num_refs_splits_tab_separated_references(write) -> None:
+    refs = [f"{a}\t{b}" for a, b in zip(lines(REF),
+                                          lines(REF2))]
+    tsv = write("refs.tsv", refs)
+    result = run_cli([tsv, "-nr", "2", "-i", HYP, "-b", "-w", "6"])
+    assert result.stdout.strip() == f"{sacrebleu_score(HYP, REF, REF2).score:.6f}"
+    bad = write("bad.tsv", ["only one"] + refs[1:])
+    result = run_cli([bad, "-nr", "2", "-i", HYP])
+    assert result.exit_code == 1
+    assert "bad.tsv: line 1: expected 2 tab-separated references, found 1" in result.stderr
+
+
+def test_sentence_level_lines_match_sacrebleu() -> None:
+    result = run_cli([REF, "-i", HYP, "-sl", "-w", "4"])
+    out_lines = result.stdout.strip().split("\n")
+    hyps = lines(HYP)
+    refs = lines(REF)
+    assert len(out_lines) == len(hyps)
+    metric = sacrebleu.BLEU(effective_order=True)
+    for line, hyp, ref in zip(out_lines, hyps, refs):
+        expected = metric.sentence_score(hyp, [ref])
+        assert line.split(" = ", 1)[1] == expected.format(width=4).split(" = ", 1)[1]
+        assert "|eff:yes|" in line
+
+
+def test_several_systems_make_a_table(write) -> None:
+    other = write("other.de", Path(REF).read_text(encoding="utf-8"))
+    result = run_cli([REF, "-i", HYP, other, "-f", "json"])
+    rows = json.loads(result.stdout)
+    assert [r["system"] for r in rows] == [HYP, other]
+    assert rows[1]["BLEU"] == "100.0"
+    text = run_cli([REF, "-i", HYP, other, "-f", "text"]).stdout
+    assert "Metric signatures" in text and "100.0" in text
+
+
+def test_tab_separated_stdin_is_several_systems() -> None:
+    hyps = lines(HYP)
+    refs = lines(REF)
+    stdin = "".join(f"{h}\t{r}\n" for h, r in zip(hyps, refs))
+    rows = json.loads(run_cli([REF], input=stdin).stdout)
+    assert [r["system"] for r in rows] == ["System 1", "System 2"]
+
+
+def test_from_signature_reproduces_options() -> None:
+    sig = "BLEU|nrefs:1|case:lc|eff:no|tok:intl|smooth:floor[0.20]|version:2.0.0"
+    result = run_cli([REF, "-i", HYP, "--from-signature", sig, "-f", "text", "-w", "6"])
+    assert result.exit_code == 0, result.stderr
+    expected = sacrebleu_score(HYP, REF, lowercase=True, tokenize="intl",
+                               smooth_method="floor", smooth_value=0.2)
+    assert result.stdout.startswith(
+        "BLEU|nrefs:1|case:lc|eff:no|tok:intl|smooth:floor[0.20]|version:bleucli-")
+    assert f"= {expected.score:.6f} " in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("sig", "extra", "message"),
+    [
+        ("nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp", [], "says nrefs:2 but 1 reference"),
+        ("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp", ["-tok", "intl"],
+         "--tokenize conflicts with --from-signature"),
+        ("nrefs:1|bs:1000|case:mixed|tok:13a", [], "bs:1000 needs bootstrap"),
+        ("nrefs:1|colour:blue", [], "unknown signature field 'colour'"),
+    ],
+)
+def test_from_signature_refuses_what_it_cannot_honour(sig, extra, message) -> None:
+    result = run_cli([REF, "-i", HYP, "--from-signature", sig, *extra])
+    assert result.exit_code == 1
+    assert message in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("make_args", "message"),
+    [
+        (lambda w: [w("r.txt", ["a", "b"]), "-i", w("h.txt", ["a"])],
+         "line counts differ: {tmp}/h.txt has 1 lines, {tmp}/r.txt has 2"),
+        (lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", b"ok\nbad \xff\n")],
+         "{tmp}/h.txt: line 2: invalid utf-8"),
+        (lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", "")], "{tmp}/h.txt: empty file"),
+        (lambda w: [w("r.txt", ["a"]), "-i", "/nonexistent/h.txt"],
+         "/nonexistent/h.txt: no such file"),
+        (lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", ["a"]), "-tok", "nope"],
+         "unknown tokenizer 'nope'"),
+        (lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", ["a"]), "-s", "nope"],
+         "unknown smoothing method 'nope'"),
+        (lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", ["a"]), "-m", "meteor"],
+         "unknown metric 'meteor'"),
+        (lambda w: ["-i", w("h.txt", ["a"])], "no references"),
+        (lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", ["a"]), "-e", "klingon"],
+         "unknown encoding 'klingon'"),
+    ],
+)
+def test_bad_input_is_one_line_exit_1(write, tmp_path, make_args, message) -> None:
+    result = run_cli(make_args(write))
+    assert result.exit_code == 1
+    assert result.stderr.count("\n") == 1
+    assert result.stderr.startswith("bleucli: error: ")
+    assert message.format(tmp=tmp_path) in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_usage_errors_exit_2() -> None:
+    assert run_cli([REF, "-i", HYP, "--no-such-flag"]).exit_code == 2
+    assert run_cli([REF, "-i", HYP, "-w", "wide"]).exit_code == 2
+
+
+def test_crlf_missing_newline_and_gzip_match_plain(write) -> None:
+    plain = Path(HYP).read_text(encoding="utf-8")
+    crlf = write("crlf.de", plain.replace("\n", "\r\n").rstrip("\r\n"))
+    gz = write("hyp.de.gz", gzip.compress(plain.encode()))
+    scores = {run_cli([REF, "-i", path, "-b", "-w", "6"]).stdout for path in (HYP, crlf, gz)}
+    assert len(scores) == 1
+
+
+def test_version_and_help() -> None:
+    from bleucli import __version__
+
+    assert run_cli(["-V"]).stdout.strip() == f"bleucli {__version__}"
+    help_text = run_cli(["--help"]).stdout
+    assert "--smooth-method" in help_text and "Exit codes" in help_text
+
+
+def test_expand_variadic() -> None:
+    assert expand_variadic(["r", "-i", "a", "b", "-m", "bleu", "chrf", "-w", "2"]) == [
+        "r", "-i", "a", "-i", "b", "-m", "bleu", "-m", "chrf", "-w", "2"]
+    assert expand_variadic(["-i", "-", "--", "x"]) == ["-i", "-", "--", "x"]
+
+
+# -- real processes: stdin pipes, exit codes, stream separation --------------------------------
+
+def test_subprocess_stdin_pipe_json() -> None:
+    with open(HYP, "rb") as handle:
+        proc = run_subprocess([REF], input=handle.read())
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["name"] == "BLEU"
+
+
+def test_subprocess_error_exit_code_and_no_traceback(tmp_path) -> None:
+    (tmp_path / "r.txt").write_text("a\nb\n")
+    proc = run_subprocess([str(tmp_path / "r.txt")], input=b"a\n")
+    assert proc.returncode == 1
+    assert proc.stdout == b""
+    assert b"line counts differ: <stdin> has 1 lines" in proc.stderr
+    assert b"Traceback" not in proc.stderr
+
+
+def test_subprocess_empty_stdin_is_an_error() -> None:
+    proc = run_subprocess([REF], input=b"")
+    assert proc.returncode == 1
+    assert b"<stdin>: empty file" in proc.stderr
+
+
+def test_subprocess_usage_error_exit_2() -> None:
+    proc = run_subprocess(["--bogus"])
+    assert proc.returncode == 2
