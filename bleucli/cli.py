@@ -24,7 +24,7 @@ logger = logging.getLogger("bleucli")
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 #: Options that take several values (``-i a.txt b.txt``), as SacreBLEU's argparse ``nargs``.
-_VARIADIC = {"-i", "--input", "-m", "--metrics"}
+_VARIADIC = {"-i", "--input", "-m", "--metrics", "--echo"}
 
 OUTPUT_FORMATS = ("json", "text", "latex", "markdown", "tsv", "html")
 
@@ -58,6 +58,15 @@ class Options:
     inputs: tuple[str, ...] = ()
     metrics: tuple[str, ...] = ("bleu",)
     language_pair: str | None = None
+    test_set: str | None = None
+    origlang: str | None = None
+    subset: str | None = None
+    echo: tuple[str, ...] = ()
+    list_sets: bool = False
+    citation: bool = False
+    download: str | None = None
+    testsets_files: tuple[str, ...] = ()
+    offline: bool = False
     num_refs: int = 1
     encoding: str = "utf-8"
     sentence_level: bool = False
@@ -81,8 +90,24 @@ class Options:
               help="Hypothesis file(s); standard input when absent. Several files: one per system.")
 @click.option("-m", "--metrics", multiple=True, metavar="NAME...",
               help="Metrics to compute (default: bleu).")
+@click.option("-t", "--test-set", metavar="NAME[,NAME...]",
+              help="Named test set(s) to score against (references are concatenated).")
 @click.option("-l", "--language-pair", metavar="SRC-TRG",
               help="Language pair; its target picks the default tokenizer (zh, ja, ko).")
+@click.option("-ol", "--origlang", metavar="LANG",
+              help="Only documents originally in LANG (non-LANG: all others); WMT sets.")
+@click.option("--subset", metavar="REGEX",
+              help="Only documents whose domain/annotation matches REGEX; WMT sets.")
+@click.option("--echo", multiple=True, metavar="FIELD...",
+              help="Print test-set fields (src, ref, docid, origlang, ..., or all) and exit.")
+@click.option("--list", "list_sets", is_flag=True,
+              help="List test sets (with -t: their language pairs and fields) and exit.")
+@click.option("--citation", "--cite", is_flag=True, help="Print the test set's BibTeX and exit.")
+@click.option("--download", metavar="NAME", help="Fetch a test set into the cache and exit.")
+@click.option("--testsets-file", "testsets_files", multiple=True, metavar="FILE",
+              help="Extra test-set registry (JSON); repeatable. Env: BLEUCLI_TESTSETS.")
+@click.option("--offline", is_flag=True,
+              help="Never use the network (env BLEUCLI_OFFLINE=1); cached sets only.")
 @click.option("-nr", "--num-refs", type=int, default=1, show_default=True,
               help="Split each reference line on tabs into this many references.")
 @click.option("-e", "--encoding", default="utf-8", show_default=True,
@@ -116,6 +141,7 @@ def command(ctx: click.Context, **params: Any) -> None:
       bleucli ref.de -i hyp.de              # JSON result with its signature
       cat hyp.de | bleucli ref.de -f text   # text line
       bleucli ref1.de ref2.de -i hyp.de     # two references
+      bleucli -t wmt14 -l en-de < hyp.de    # a named test set (downloaded once)
     """
     explicit = {
         name for name in params
@@ -128,7 +154,11 @@ def command(ctx: click.Context, **params: Any) -> None:
     options = Options(
         refs=params["refs"], inputs=params["inputs"],
         metrics=tuple(m.lower() for m in params["metrics"]) or ("bleu",),
-        language_pair=params["language_pair"], num_refs=params["num_refs"],
+        language_pair=params["language_pair"], test_set=params["test_set"],
+        origlang=params["origlang"], subset=params["subset"], echo=params["echo"],
+        list_sets=params["list_sets"], citation=params["citation"],
+        download=params["download"], testsets_files=params["testsets_files"],
+        offline=params["offline"], num_refs=params["num_refs"],
         encoding=params["encoding"], sentence_level=params["sentence_level"],
         width=params["width"], score_only=params["score_only"], fmt=fmt,
         quiet=params["quiet"], short=params["short"],

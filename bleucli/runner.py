@@ -20,10 +20,11 @@ from bleucli.io import (
     split_multi_references,
 )
 from bleucli.metrics import metric_class
-from bleucli.metrics.base import Metric
+from bleucli.metrics.base import Metric, Signature
 
 if TYPE_CHECKING:
     from bleucli.cli import Options
+    from bleucli.testsets import TestSets
 
 logger = logging.getLogger("bleucli")
 
@@ -34,10 +35,12 @@ _SIGNATURE_OPTIONS = {
 }
 #: Signature fields that need features this version does not have.
 _UNSUPPORTED_FIELDS = {
-    "test": "named test sets", "lang": "named test sets", "origlang": "named test sets",
-    "subset": "named test sets", "bs": "bootstrap confidence intervals",
-    "ar": "approximate randomisation", "seed": "resampling seeds",
+    "bs": "bootstrap confidence intervals", "ar": "approximate randomisation",
+    "seed": "resampling seeds",
 }
+#: Signature fields that select the test set -> the option they set.
+_TESTSET_FIELDS = {"test": "test_set", "lang": "language_pair", "origlang": "origlang",
+                   "subset": "subset"}
 
 
 def apply_signature(options: Options) -> int | None:
@@ -61,6 +64,13 @@ def apply_signature(options: Options) -> int | None:
         if "metrics" in options.explicit:
             raise ConfigError(f"--metrics conflicts with the {parsed.metric} signature")
         options.metrics = (parsed.metric,)
+    for key, attribute in _TESTSET_FIELDS.items():
+        if key in parsed.fields:
+            given = getattr(options, attribute)
+            if given is not None and given != parsed.fields[key]:
+                raise ConfigError(f"--{attribute.replace('_', '-')} {given} conflicts with "
+                                  f"--from-signature, which sets {key}:{parsed.fields[key]}")
+            setattr(options, attribute, parsed.fields[key])
     options.bleu.update(parsed.bleu_options())
     if "eff" in parsed.fields and parsed.fields["eff"] == "yes" and not options.sentence_level:
         options.bleu["effective_order"] = True
@@ -76,8 +86,17 @@ def apply_signature(options: Options) -> int | None:
         raise ConfigError(f"signature field nrefs:{nrefs} is not a number") from None
 
 
+def testsets_for(options: Options) -> TestSets:
+    from bleucli.testsets import TestSets
+
+    show = sys.stderr is not None and sys.stderr.isatty() and not options.quiet
+    return TestSets(options.testsets_files, offline=options.offline or None, show_progress=show)
+
+
 def load_references(options: Options) -> list[TextSource]:
-    """Reference streams from positional files (``--num-refs`` splits one file on tabs)."""
+    """Reference streams from a named test set or from files (``--num-refs`` splits on tabs)."""
+    if options.test_set is not None:
+        return load_testset_references(options)
     if not options.refs:
         raise ConfigError("no references: give reference files before -i, e.g. "
                           "`bleucli ref.txt -i hyp.txt`")
@@ -94,6 +113,101 @@ def load_references(options: Options) -> list[TextSource]:
     (source,) = sources
     streams = split_multi_references(source, options.num_refs)
     return [TextSource(f"{source.name} (reference {k + 1})", s) for k, s in enumerate(streams)]
+
+
+def _check_testset_options(options: Options) -> None:
+    if options.refs:
+        raise ConfigError("give either a test set (-t) or reference files, not both")
+    if options.num_refs != 1:
+        raise ConfigError("--num-refs is for reference files; a test set brings its own")
+    if options.language_pair is None:
+        names = options.test_set.split(",") if options.test_set else []
+        pairs = ""
+        if len(names) == 1:
+            registry = testsets_for(options).registry
+            pairs = "; available: " + ", ".join(sorted(registry.get(names[0]).langpairs))
+        raise ConfigError(f"a test set needs a language pair (-l){pairs}")
+
+
+def load_testset_references(options: Options) -> list[TextSource]:
+    _check_testset_options(options)
+    data = testsets_for(options).load(options.test_set or "", options.language_pair or "",
+                                      options.origlang, options.subset)
+    if len(data) == 0:
+        what = " ".join(f"{k}={v}" for k, v in
+                        (("origlang", options.origlang), ("subset", options.subset)) if v)
+        raise InputError(f"test set {options.test_set} has no sentence with {what}")
+    label = f"test set {options.test_set}/{options.language_pair}"
+    return [TextSource(f"{label} ({name})", stream)
+            for name, stream in zip(data.reference_fields, data.reference_streams)]
+
+
+def echo_fields(options: Options) -> str:
+    """``--echo``: print fields of the test set(s), tab-separated, one segment per line."""
+    _check_testset_options(options)
+    sets = testsets_for(options)
+    out: list[str] = []
+    for name in (options.test_set or "").split(","):
+        available = sets.fieldnames(name, options.language_pair or "")
+        data = sets.load(name, options.language_pair or "", options.origlang, options.subset)
+        available = list(dict.fromkeys([*available, *data.fields]))
+        requested = list(options.echo)
+        if "all" in requested:
+            if len(requested) != 1:
+                raise ConfigError("--echo all cannot be combined with other fields")
+            requested = [f for f in available if f in data.fields]
+        if "ref" in requested and "ref" not in data.fields:
+            first = data.reference_fields[0]  # "ref" means the first reference
+            requested = [first if f == "ref" else f for f in requested]
+        for field_name in requested:
+            if field_name not in data.fields:
+                raise ConfigError(f"no field {field_name!r} in {name}/{options.language_pair}; "
+                                  f"available: {', '.join(available)}")
+        columns = [data.fields[f] for f in requested]
+        out.extend("\t".join(v.rstrip() for v in row) for row in zip(*columns))
+    return "\n".join(out)
+
+
+def list_testsets(options: Options) -> str:
+    sets = testsets_for(options)
+    if options.test_set:
+        lines = []
+        for name in options.test_set.split(","):
+            testset = sets.get(name)
+            pairs = [options.language_pair] if options.language_pair else list(testset.langpairs)
+            lines += [f"{pair}: {', '.join(sets.fieldnames(name, pair))}" for pair in pairs]
+        return "\n".join(lines)
+    registry = sets.registry
+    if options.language_pair:
+        names = registry.for_langpair(options.language_pair)
+        header = f"The available test sets for {options.language_pair} are:"
+    else:
+        names, header = registry.names(), "The available test sets are:"
+    width = max((len(n) for n in names), default=0)
+    return "\n".join([header] + [f"{n:<{width}} : {registry.sets[n].description}"
+                                  for n in sorted(names)])
+
+
+def citations(options: Options) -> str:
+    if not options.test_set:
+        raise ConfigError("--citation needs a test set (-t)")
+    sets = testsets_for(options)
+    out = []
+    for name in options.test_set.split(","):
+        citation = sets.get(name).citation.strip()
+        if citation:
+            out.append(citation)
+        else:
+            logger.warning(f"no citation recorded for {name}")
+    return "\n".join(out)
+
+
+def download(options: Options) -> str:
+    sets = testsets_for(options)
+    for name in (options.download or "").split(","):
+        sets.download(name, options.language_pair)
+        logger.info(f"{name} is ready in {sets.store_dir(name)}")
+    return ""
 
 
 def load_systems(options: Options) -> list[TextSource]:
@@ -144,6 +258,16 @@ def build_metrics(options: Options, references: list[list[str]]) -> dict[str, Me
 
 def run(options: Options) -> str:
     """Everything the main command does; returns the text to print on standard output."""
+    if options.download:
+        return download(options)
+    if options.list_sets:
+        return list_testsets(options)
+    if options.citation:
+        return citations(options)
+    if options.echo:
+        return echo_fields(options)
+    if options.test_set is None and (options.origlang or options.subset):
+        raise ConfigError("--origlang and --subset need a test set (-t)")
     expected_refs = apply_signature(options) if options.from_signature else None
     for name in options.metrics:
         metric_class(name)  # fail on an unknown metric before reading any file
@@ -159,13 +283,16 @@ def run(options: Options) -> str:
     for system in systems:
         check_same_length(system, ref_sources)
     metrics = build_metrics(options, [s.lines for s in ref_sources])
+    testset_fields = {"test": options.test_set, "lang": options.language_pair
+                      if options.test_set else None,
+                      "origlang": options.origlang, "subset": options.subset}
     if options.sentence_level:
-        return sentence_level(options, metrics, systems)
+        return sentence_level(options, metrics, systems, testset_fields)
     results = [
         Result(system.name, score, str(sig), sig.format(short=True))
         for system in systems
         for name, metric in sorted(metrics.items())
-        for score, sig in [_corpus(metric, system)]
+        for score, sig in [_corpus(metric, system, testset_fields)]
     ]
     if len(systems) == 1:
         return single_system(results, options.fmt, options.width, options.score_only,
@@ -174,19 +301,28 @@ def run(options: Options) -> str:
     return multi_system(results, options.fmt, options.width, options.short)
 
 
-def _corpus(metric: Metric, system: TextSource) -> tuple[Any, Any]:
+def _signature(metric: Metric, testset_fields: dict[str, str | None]) -> Signature:
+    signature = metric.get_signature()
+    for key, value in testset_fields.items():
+        if value is not None:
+            signature.update(key, value)
+    return signature
+
+
+def _corpus(metric: Metric, system: TextSource,
+            testset_fields: dict[str, str | None]) -> tuple[Any, Any]:
     score = metric.corpus_score(system.lines, None)
-    return score, metric.get_signature()
+    return score, _signature(metric, testset_fields)
 
 
-def sentence_level(options: Options, metrics: dict[str, Metric],
-                   systems: list[TextSource]) -> str:
+def sentence_level(options: Options, metrics: dict[str, Metric], systems: list[TextSource],
+                   testset_fields: dict[str, str | None]) -> str:
     """One line per sentence; statistics come from the cached references, scored row by row."""
     if len(systems) > 1:
         raise ConfigError("only one system can be scored with --sentence-level")
     (metric,) = metrics.values()
     rows = metric.per_sentence_stats(systems[0].lines, None)
-    signature = metric.get_signature().format(options.short)
+    signature = _signature(metric, testset_fields).format(options.short)
     return "\n".join(
         metric.score_from_values(row).format(options.width, options.score_only, signature)
         for row in rows

@@ -1,0 +1,146 @@
+"""Named test sets: the registry, the cache, and the references of a language pair.
+
+Typical use::
+
+    from bleucli.testsets import TestSets
+    data = TestSets().load("wmt14", "en-de")       # downloads once, then from the cache
+    refs = data.reference_streams                   # list of streams, as corpus_score wants
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from bleucli.errors import ConfigError, InputError
+from bleucli.testsets.download import offline_from_environment
+from bleucli.testsets.formats import Segments, read_langpair
+from bleucli.testsets.registry import LangPair, Registry, TestSet
+from bleucli.testsets.store import TestSetStore, cache_root
+
+__all__ = ["TestSets", "LoadedTestSet", "Registry", "TestSet", "LangPair", "cache_root"]
+
+
+@dataclass
+class LoadedTestSet:
+    """The aligned fields of one or more test sets for one language pair, after filtering."""
+
+    names: list[str]
+    langpair: str
+    fields: dict[str, list[str]]
+    reference_fields: list[str]
+
+    @property
+    def reference_streams(self) -> list[list[str]]:
+        return [[line.rstrip() for line in self.fields[name]] for name in self.reference_fields]
+
+    @property
+    def source(self) -> list[str]:
+        return [line.strip() for line in self.fields["src"]]
+
+    def __len__(self) -> int:
+        return len(self.fields["src"])
+
+
+def _keep(segments: Segments, testset: TestSet, is_xml: bool, origlang: str | None,
+          subset: str | None) -> list[bool]:
+    """Which segments pass ``--origlang`` (``non-xx`` negates) and ``--subset`` (a regex)."""
+    if not segments.filterable or segments.documents is None:
+        raise ConfigError(f"--origlang and --subset need a WMT .sgm or .xml test set; "
+                          f"{testset.name} has no document metadata")
+    if subset is not None and subset.startswith("country:"):
+        subset = subset[len("country:"):]
+    if subset is not None and not is_xml and not testset.subsets:
+        raise ConfigError(f"no subset annotation available for test set {testset.name}")
+    keep = []
+    for doc_origlang, docid, domain in segments.documents:
+        include = True
+        if origlang is not None:
+            if origlang.startswith("non-"):
+                include = doc_origlang != origlang[4:]
+            else:
+                include = doc_origlang == origlang
+        if subset is not None:
+            tags = domain if is_xml else testset.subsets.get(docid or "", "")
+            if tags is None or not re.search(subset, tags):
+                include = False
+        keep.append(include)
+    return keep
+
+
+class TestSets:
+    """Registry plus cache: what the CLI and API use to get test-set references."""
+
+    def __init__(self, registry_files: Iterable[str] = (), offline: bool | None = None,
+                 show_progress: bool = False) -> None:
+        self.registry = Registry(registry_files)
+        self.store = TestSetStore(
+            offline=offline_from_environment() if offline is None else offline,
+            show_progress=show_progress)
+
+    def get(self, name: str) -> TestSet:
+        return self.registry.get(name)
+
+    def store_dir(self, name: str) -> str:
+        from bleucli.testsets.store import set_dir
+
+        return str(set_dir(self.get(name)))
+
+    def download(self, name: str, langpair: str | None = None) -> None:
+        """Fetch and verify a set (all its language pairs' files, or one pair's)."""
+        testset = self.get(name)
+        pairs = [langpair] if langpair else list(testset.langpairs)
+        paths = sorted({p for pair in pairs for p in _paths(testset.langpair(pair))})
+        self.store.raw_files(testset, paths)
+
+    def segments(self, name: str, langpair: str) -> Segments:
+        testset = self.get(name)
+        pair = testset.langpair(langpair)
+        files = self.store.raw_files(testset, _paths(pair))
+        return read_langpair(pair, files)
+
+    def load(self, names: str | Sequence[str], langpair: str, origlang: str | None = None,
+             subset: str | None = None) -> LoadedTestSet:
+        """Fields of ``names`` (comma-separated or a list) concatenated, then filtered."""
+        names = [n for n in names.split(",") if n] if isinstance(names, str) else list(names)
+        if not names:
+            raise ConfigError("no test set given")
+        testsets = [self.get(n) for n in names]
+        for testset in testsets:
+            testset.langpair(langpair)  # fail before downloading anything
+        fields: dict[str, list[str]] = {}
+        reference_fields: list[str] | None = None
+        for testset in testsets:
+            segments = self.segments(testset.name, langpair)
+            if reference_fields is None:
+                reference_fields = segments.references
+            elif len(segments.references) != len(reference_fields):
+                raise InputError(f"test sets {', '.join(names)} have different numbers of "
+                                 f"references for {langpair}; score them separately")
+            is_xml = testset.langpairs[langpair].format == "xml"
+            keep = (_keep(segments, testset, is_xml, origlang, subset)
+                    if origlang is not None or subset is not None else None)
+            renamed = dict(zip(segments.references, reference_fields))
+            for name, values in segments.fields.items():
+                if keep is not None:
+                    values = [v for v, k in zip(values, keep) if k]
+                fields.setdefault(renamed.get(name, name), []).extend(values)
+        assert reference_fields is not None
+        return LoadedTestSet(names, langpair, fields, reference_fields)
+
+    def fieldnames(self, name: str, langpair: str) -> list[str]:
+        """Fields ``--echo`` can print, known without downloading."""
+        pair = self.get(name).langpair(langpair)
+        if pair.format == "xml":
+            refs = [f"ref:{t}" if t else "ref" for t in pair.translators] or ["ref"]
+            return ["src", *refs, "docid", "origlang"]
+        refs = ["ref"] if len(pair.references) == 1 else [
+            f"ref:{i}" for i in range(len(pair.references))]
+        meta = ["docid", "genre", "origlang"] if pair.format in ("sgm", "iwslt") and \
+            pair.metadata else []
+        return ["src", *refs, *meta]
+
+
+def _paths(pair: LangPair) -> list[str]:
+    return list(dict.fromkeys([pair.source, *pair.references]))
