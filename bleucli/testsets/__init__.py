@@ -72,6 +72,8 @@ def _keep(segments: Segments, testset: TestSet, is_xml: bool, origlang: str | No
 class TestSets:
     """Registry plus cache: what the CLI and API use to get test-set references."""
 
+    __test__ = False  # not a pytest test class, despite the name
+
     def __init__(self, registry_files: Iterable[str] = (), offline: bool | None = None,
                  show_progress: bool = False) -> None:
         self.registry = Registry(registry_files)
@@ -97,8 +99,9 @@ class TestSets:
     def segments(self, name: str, langpair: str) -> Segments:
         testset = self.get(name)
         pair = testset.langpair(langpair)
-        files = self.store.raw_files(testset, _paths(pair))
-        return read_langpair(pair, files)
+        unique = _paths(pair)
+        local = dict(zip(unique, self.store.raw_files(testset, unique)))
+        return read_langpair(pair, [local[p] for p in (pair.source, *pair.references)])
 
     def load(self, names: str | Sequence[str], langpair: str, origlang: str | None = None,
              subset: str | None = None) -> LoadedTestSet:

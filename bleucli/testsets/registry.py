@@ -50,6 +50,8 @@ class LangPair:
 class TestSet:
     """A named test set: its data files and language pairs."""
 
+    __test__ = False  # not a pytest test class, despite the name
+
     name: str
     description: str
     citation: str

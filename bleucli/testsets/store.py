@@ -72,6 +72,8 @@ def _read_manifest(folder: Path) -> dict | None:
 class TestSetStore:
     """Makes test sets available locally and hands out verified file paths."""
 
+    __test__ = False  # not a pytest test class, despite the name
+
     def __init__(self, offline: bool = False, show_progress: bool = False) -> None:
         self.offline = offline
         self.show_progress = show_progress
