@@ -75,8 +75,10 @@ class Options:
     fmt: str = "json"
     quiet: bool = False
     short: bool = False
-    from_signature: str | None = None
+    from_signature: tuple[str, ...] = ()
     bleu: dict[str, Any] = field(default_factory=dict)
+    chrf: dict[str, Any] = field(default_factory=dict)
+    ter: dict[str, Any] = field(default_factory=dict)
     explicit: set[str] = field(default_factory=set)
 
 
@@ -89,7 +91,7 @@ class Options:
 @click.option("-i", "--input", "inputs", multiple=True, metavar="FILE...",
               help="Hypothesis file(s); standard input when absent. Several files: one per system.")
 @click.option("-m", "--metrics", multiple=True, metavar="NAME...",
-              help="Metrics to compute (default: bleu).")
+              help="Metrics to compute: bleu, chrf, ter (default: bleu).")
 @click.option("-t", "--test-set", metavar="NAME[,NAME...]",
               help="Named test set(s) to score against (references are concatenated).")
 @click.option("-l", "--language-pair", metavar="SRC-TRG",
@@ -121,9 +123,24 @@ class Options:
 @click.option("-sv", "--smooth-value", type=float,
               help="Smoothing value for floor (default 0.1) and add-k (default 1).")
 @click.option("--force", is_flag=True, help="Do not warn about input that looks tokenised.")
+@click.option("-cc", "--chrf-char-order", type=int, default=6, show_default=True,
+              help="chrF character n-gram order.")
+@click.option("-cw", "--chrf-word-order", type=int, default=0, show_default=True,
+              help="chrF word n-gram order (2 = chrF++).")
+@click.option("--chrf-beta", type=int, default=2, show_default=True,
+              help="chrF recall weight.")
+@click.option("--chrf-whitespace", is_flag=True, help="chrF: keep spaces in character n-grams.")
+@click.option("--chrf-lowercase", is_flag=True, help="Case-insensitive chrF.")
+@click.option("--chrf-eps-smoothing", is_flag=True,
+              help="chrF: epsilon smoothing (chrF++.py, NLTK, Moses) instead of effective order.")
+@click.option("--ter-case-sensitive", is_flag=True, help="Case-sensitive TER.")
+@click.option("--ter-asian-support", is_flag=True, help="TER: split CJK characters.")
+@click.option("--ter-no-punct", is_flag=True, help="TER: remove punctuation.")
+@click.option("--ter-normalized", is_flag=True, help="TER: tercom normalisation/tokenisation.")
 @click.option("-sl", "--sentence-level", is_flag=True, help="Score every sentence.")
-@click.option("--from-signature", metavar="SIG",
-              help="Score with exactly the options a published signature states.")
+@click.option("--from-signature", multiple=True, metavar="SIG",
+              help="Score with exactly the options a published signature states "
+                   "(repeat for several metrics).")
 @click.option("-f", "--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default=None,
               help="Output format (default json; env BLEUCLI_FORMAT).")
 @click.option("-w", "--width", type=int, default=1, show_default=True,
@@ -135,12 +152,13 @@ class Options:
                       message="%(prog)s %(version)s")
 @click.pass_context
 def command(ctx: click.Context, **params: Any) -> None:
-    """Score machine translation output with BLEU, identical to SacreBLEU 2.x.
+    """Score machine translation output with BLEU, chrF and TER, identical to SacreBLEU 2.x.
 
     \b
       bleucli ref.de -i hyp.de              # JSON result with its signature
       cat hyp.de | bleucli ref.de -f text   # text line
       bleucli ref1.de ref2.de -i hyp.de     # two references
+      bleucli ref.de -i hyp.de -m bleu chrf ter
       bleucli -t wmt14 -l en-de < hyp.de    # a named test set (downloaded once)
     """
     explicit = {
@@ -167,6 +185,16 @@ def command(ctx: click.Context, **params: Any) -> None:
             "tokenize": params["tokenize"], "lowercase": params["lowercase"],
             "smooth_method": params["smooth_method"], "smooth_value": params["smooth_value"],
             "force": params["force"],
+        },
+        chrf={
+            "char_order": params["chrf_char_order"], "word_order": params["chrf_word_order"],
+            "beta": params["chrf_beta"], "whitespace": params["chrf_whitespace"],
+            "lowercase": params["chrf_lowercase"], "eps_smoothing": params["chrf_eps_smoothing"],
+        },
+        ter={
+            "case_sensitive": params["ter_case_sensitive"],
+            "asian_support": params["ter_asian_support"], "no_punct": params["ter_no_punct"],
+            "normalized": params["ter_normalized"],
         },
         explicit=explicit,
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bleucli.metrics.bleu import BLEU, SMOOTH_DEFAULTS, BLEUScore
+from bleucli.metrics.chrf import CHRF, CHRFScore
+from bleucli.metrics.ter import TER, TERScore
 
 
 def corpus_bleu(hypotheses: Sequence[str], references: Sequence[Sequence[str | None]],
@@ -34,3 +36,41 @@ def sentence_bleu(hypothesis: str, references: Sequence[str | None],
     metric = BLEU(lowercase=lowercase, tokenize=tokenize, smooth_method=smooth_method,
                   smooth_value=smooth_value, effective_order=use_effective_order)
     return metric.sentence_score(hypothesis, references)
+
+
+def corpus_chrf(hypotheses: Sequence[str], references: Sequence[Sequence[str | None]],
+                char_order: int = CHRF.CHAR_ORDER, word_order: int = CHRF.WORD_ORDER,
+                beta: int = CHRF.BETA, remove_whitespace: bool = True,
+                eps_smoothing: bool = False) -> CHRFScore:
+    """Corpus chrF (chrF++ with ``word_order=2``) against a list of reference streams."""
+    metric = CHRF(char_order=char_order, word_order=word_order, beta=beta,
+                  whitespace=not remove_whitespace, eps_smoothing=eps_smoothing)
+    return metric.corpus_score(hypotheses, references)  # type: ignore[return-value]
+
+
+def sentence_chrf(hypothesis: str, references: Sequence[str | None],
+                  char_order: int = CHRF.CHAR_ORDER, word_order: int = CHRF.WORD_ORDER,
+                  beta: int = CHRF.BETA, remove_whitespace: bool = True,
+                  eps_smoothing: bool = False) -> CHRFScore:
+    """chrF of one sentence against its references."""
+    metric = CHRF(char_order=char_order, word_order=word_order, beta=beta,
+                  whitespace=not remove_whitespace, eps_smoothing=eps_smoothing)
+    return metric.sentence_score(hypothesis, references)  # type: ignore[return-value]
+
+
+def corpus_ter(hypotheses: Sequence[str], references: Sequence[Sequence[str | None]],
+               normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
+               case_sensitive: bool = False) -> TERScore:
+    """Corpus TER against a list of reference streams."""
+    metric = TER(normalized=normalized, no_punct=no_punct, asian_support=asian_support,
+                 case_sensitive=case_sensitive)
+    return metric.corpus_score(hypotheses, references)  # type: ignore[return-value]
+
+
+def sentence_ter(hypothesis: str, references: Sequence[str | None], normalized: bool = False,
+                 no_punct: bool = False, asian_support: bool = False,
+                 case_sensitive: bool = False) -> TERScore:
+    """TER of one sentence against its references."""
+    metric = TER(normalized=normalized, no_punct=no_punct, asian_support=asian_support,
+                 case_sensitive=case_sensitive)
+    return metric.sentence_score(hypothesis, references)  # type: ignore[return-value]

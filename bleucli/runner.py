@@ -28,10 +28,14 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("bleucli")
 
-#: CLI option name -> the signature field it conflicts with under ``--from-signature``.
+#: Per metric: CLI option -> the signature field it conflicts with under --from-signature.
 _SIGNATURE_OPTIONS = {
-    "tokenize": "tok", "lowercase": "case", "smooth_method": "smooth",
-    "smooth_value": "smooth",
+    "bleu": {"tokenize": "tok", "lowercase": "case", "smooth_method": "smooth",
+             "smooth_value": "smooth"},
+    "chrf": {"chrf_char_order": "nc", "chrf_word_order": "nw", "chrf_whitespace": "space",
+             "chrf_lowercase": "case", "chrf_eps_smoothing": "eff"},
+    "ter": {"ter_case_sensitive": "case", "ter_asian_support": "asian",
+            "ter_no_punct": "punct", "ter_normalized": "norm"},
 }
 #: Signature fields that need features this version does not have.
 _UNSUPPORTED_FIELDS = {
@@ -43,47 +47,53 @@ _TESTSET_FIELDS = {"test": "test_set", "lang": "language_pair", "origlang": "ori
                    "subset": "subset"}
 
 
-def apply_signature(options: Options) -> int | None:
-    """Set BLEU options from ``--from-signature``; returns the reference count it demands."""
+def apply_signatures(options: Options) -> dict[str, int]:
+    """Set metric options from ``--from-signature``; returns the reference count each demands."""
     from bleucli.signature import parse_signature
 
-    parsed = parse_signature(options.from_signature or "")
-    for key in parsed.fields:
-        if key in _UNSUPPORTED_FIELDS:
-            raise ConfigError(
-                f"signature field {key}:{parsed.fields[key]} needs {_UNSUPPORTED_FIELDS[key]}, "
-                f"which bleucli cannot apply here"
-            )
-    for name, sig_key in _SIGNATURE_OPTIONS.items():
-        if name in options.explicit and sig_key in parsed.fields:
-            raise ConfigError(
-                f"--{name.replace('_', '-')} conflicts with --from-signature, "
-                f"which sets {sig_key}:{parsed.fields[sig_key]}"
-            )
-    if set(options.metrics) != {parsed.metric}:
-        if "metrics" in options.explicit:
-            raise ConfigError(f"--metrics conflicts with the {parsed.metric} signature")
-        options.metrics = (parsed.metric,)
-    for key, attribute in _TESTSET_FIELDS.items():
-        if key in parsed.fields:
-            given = getattr(options, attribute)
-            if given is not None and given != parsed.fields[key]:
-                raise ConfigError(f"--{attribute.replace('_', '-')} {given} conflicts with "
-                                  f"--from-signature, which sets {key}:{parsed.fields[key]}")
-            setattr(options, attribute, parsed.fields[key])
-    options.bleu.update(parsed.bleu_options())
-    if "eff" in parsed.fields and parsed.fields["eff"] == "yes" and not options.sentence_level:
-        options.bleu["effective_order"] = True
-    version = parsed.fields.get("version")
-    if version:
-        logger.info(f"reproducing a signature from version {version} with the SacreBLEU 2.x rules")
-    nrefs = parsed.fields.get("nrefs")
-    if nrefs is None or nrefs == "var":
-        return None
-    try:
-        return int(nrefs)
-    except ValueError:
-        raise ConfigError(f"signature field nrefs:{nrefs} is not a number") from None
+    parsed_all = [parse_signature(text) for text in options.from_signature]
+    metrics = [p.metric for p in parsed_all]
+    if len(set(metrics)) != len(metrics):
+        raise ConfigError("give one --from-signature per metric")
+    if "metrics" in options.explicit and set(options.metrics) != set(metrics):
+        raise ConfigError(f"--metrics conflicts with the signatures' metrics "
+                          f"({', '.join(metrics)})")
+    options.metrics = tuple(metrics)
+    expected: dict[str, int] = {}
+    for parsed in parsed_all:
+        for key, value in parsed.fields.items():
+            if key in _UNSUPPORTED_FIELDS:
+                raise ConfigError(f"signature field {key}:{value} needs "
+                                  f"{_UNSUPPORTED_FIELDS[key]}, which bleucli cannot apply here")
+        for name, sig_key in _SIGNATURE_OPTIONS[parsed.metric].items():
+            if name in options.explicit and sig_key in parsed.fields:
+                raise ConfigError(
+                    f"--{name.replace('_', '-')} conflicts with --from-signature, "
+                    f"which sets {sig_key}:{parsed.fields[sig_key]}")
+        for key, attribute in _TESTSET_FIELDS.items():
+            if key in parsed.fields:
+                given = getattr(options, attribute)
+                if given is not None and given != parsed.fields[key]:
+                    raise ConfigError(
+                        f"--{attribute.replace('_', '-')} {given} conflicts with "
+                        f"--from-signature, which sets {key}:{parsed.fields[key]}")
+                setattr(options, attribute, parsed.fields[key])
+        getattr(options, parsed.metric).update(parsed.metric_options())
+        if parsed.metric == "bleu" and parsed.fields.get("eff") == "no" and \
+                options.sentence_level:
+            raise ConfigError("the signature says eff:no, but --sentence-level needs "
+                              "effective order")
+        version = parsed.fields.get("version")
+        if version:
+            logger.info(f"reproducing a {parsed.name} signature from version {version} "
+                        f"with the SacreBLEU 2.x rules")
+        nrefs = parsed.fields.get("nrefs")
+        if nrefs is not None and nrefs != "var":
+            try:
+                expected[parsed.metric] = int(nrefs)
+            except ValueError:
+                raise ConfigError(f"signature field nrefs:{nrefs} is not a number") from None
+    return expected
 
 
 def testsets_for(options: Options) -> TestSets:
@@ -246,12 +256,11 @@ def build_metrics(options: Options, references: list[list[str]]) -> dict[str, Me
     trg_lang = options.language_pair.split("-")[-1] if options.language_pair else ""
     for name in options.metrics:
         cls = metric_class(name)
+        kwargs: dict[str, Any] = dict(getattr(options, name))
         if name == "bleu":
-            kwargs: dict[str, Any] = {**options.bleu, "trg_lang": trg_lang}
+            kwargs["trg_lang"] = trg_lang
             if options.sentence_level:
                 kwargs["effective_order"] = True
-        else:
-            kwargs = {}
         metrics[name] = cls(**kwargs, references=references)
     return metrics
 
@@ -268,20 +277,23 @@ def run(options: Options) -> str:
         return echo_fields(options)
     if options.test_set is None and (options.origlang or options.subset):
         raise ConfigError("--origlang and --subset need a test set (-t)")
-    expected_refs = apply_signature(options) if options.from_signature else None
+    expected_refs = apply_signatures(options) if options.from_signature else {}
     for name in options.metrics:
         metric_class(name)  # fail on an unknown metric before reading any file
-    if options.sentence_level and len(options.metrics) > 1:
-        raise ConfigError("only one metric can be used with --sentence-level")
     if options.language_pair is not None and "-" not in options.language_pair:
         raise ConfigError(f"language pair {options.language_pair!r} is not of the form src-trg")
     ref_sources = load_references(options)
-    if expected_refs is not None and expected_refs != len(ref_sources):
-        raise ConfigError(f"the signature says nrefs:{expected_refs} but "
-                          f"{len(ref_sources)} reference stream(s) were given")
+    for wanted in expected_refs.values():
+        if wanted != len(ref_sources):
+            raise ConfigError(f"the signature says nrefs:{wanted} but "
+                              f"{len(ref_sources)} reference stream(s) were given")
     systems = load_systems(options)
     for system in systems:
         check_same_length(system, ref_sources)
+    if options.test_set is not None and options.bleu.get("tokenize") == "none":
+        logger.warning("You are turning off BLEU's internal tokenizer presumably to supply "
+                       "your own tokenized files.")
+        logger.warning("Published numbers will not be comparable to other papers.")
     metrics = build_metrics(options, [s.lines for s in ref_sources])
     testset_fields = {"test": options.test_set, "lang": options.language_pair
                       if options.test_set else None,
@@ -317,13 +329,16 @@ def _corpus(metric: Metric, system: TextSource,
 
 def sentence_level(options: Options, metrics: dict[str, Metric], systems: list[TextSource],
                    testset_fields: dict[str, str | None]) -> str:
-    """One line per sentence; statistics come from the cached references, scored row by row."""
+    """One line per sentence (metrics tab-separated); statistics come from the cached
+    references and each sentence's row is scored on its own."""
     if len(systems) > 1:
         raise ConfigError("only one system can be scored with --sentence-level")
-    (metric,) = metrics.values()
-    rows = metric.per_sentence_stats(systems[0].lines, None)
-    signature = _signature(metric, testset_fields).format(options.short)
-    return "\n".join(
-        metric.score_from_values(row).format(options.width, options.score_only, signature)
-        for row in rows
-    )
+    columns = []
+    for _, metric in sorted(metrics.items()):
+        rows = metric.per_sentence_stats(systems[0].lines, None)
+        signature = _signature(metric, testset_fields).format(options.short)
+        columns.append([
+            metric.score_from_values(row).format(options.width, options.score_only, signature)
+            for row in rows
+        ])
+    return "\n".join("\t".join(cells) for cells in zip(*columns))

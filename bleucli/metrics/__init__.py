@@ -9,6 +9,8 @@ from bleucli.metrics.base import Metric
 
 _METRICS: dict[str, str] = {
     "bleu": "bleucli.metrics.bleu:BLEU",
+    "chrf": "bleucli.metrics.chrf:CHRF",
+    "ter": "bleucli.metrics.ter:TER",
 }
 
 

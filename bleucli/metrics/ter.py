@@ -1,0 +1,81 @@
+"""TER, translation edit rate (Snover et al., 2006), exactly as SacreBLEU 2.x computes it.
+
+Per sentence the statistics are ``[fewest edits over the references, mean reference
+length]``; the corpus TER is ``100 * sum(edits) / sum(mean reference lengths)`` (100 when
+the references are empty but the hypotheses are not, 0 when both are empty). Lower is better.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from bleucli.metrics.base import Metric, Number, Score
+from bleucli.metrics.ter_edit import translation_edit_rate
+from bleucli.tokenizers.tercom import TercomTokenizer
+
+
+class TERScore(Score):
+    """A TER value with its summed edits and reference length."""
+
+    def __init__(self, score: float, num_edits: float, ref_length: float) -> None:
+        super().__init__("TER", score)
+        self.num_edits = int(num_edits)
+        self.ref_length = ref_length
+
+
+class TER(Metric):
+    """TER with tercom's normalisation options; keywords are SacreBLEU 2.x's ``TER``'s."""
+
+    name = "TER"
+    signature_abbreviations = {"case": "c", "tok": "t", "norm": "nr", "punct": "pn",
+                               "asian": "as"}
+
+    def __init__(self, normalized: bool = False, no_punct: bool = False,
+                 asian_support: bool = False, case_sensitive: bool = False,
+                 references: Sequence[Sequence[str | None]] | None = None) -> None:
+        self.normalized = normalized
+        self.no_punct = no_punct
+        self.asian_support = asian_support
+        self.case_sensitive = case_sensitive
+        self.tokenizer = TercomTokenizer(normalized=normalized, no_punct=no_punct,
+                                         asian_support=asian_support,
+                                         case_sensitive=case_sensitive)
+        self.tokenizer_signature = self.tokenizer.signature()
+        super().__init__(references)
+
+    def preprocess(self, sentence: str) -> str:
+        return self.tokenizer(sentence.rstrip())
+
+    def reference_info(self, references: list[str]) -> Any:
+        return [ref.split() for ref in references]
+
+    def sentence_stats(self, hypothesis: str, ref_info: Any) -> list[Number]:
+        words = hypothesis.split()
+        best_edits: Number = 10**16
+        ref_lengths = 0
+        for ref_words in ref_info:
+            edits, ref_len = translation_edit_rate(words, ref_words)
+            ref_lengths += ref_len
+            if edits < best_edits:
+                best_edits = edits
+        return [best_edits, ref_lengths / len(ref_info)]
+
+    def score_from_values(self, values: Sequence[Number]) -> TERScore:
+        edits, ref_length = values[0], values[1]
+        if ref_length > 0:
+            score = edits / ref_length
+        elif edits > 0:
+            score = 1.0  # empty references, non-empty hypotheses
+        else:
+            score = 0.0
+        return TERScore(100 * score, edits, ref_length)
+
+    def signature_fields(self) -> dict[str, Any]:
+        return {
+            "case": "mixed" if self.case_sensitive else "lc",
+            "tok": self.tokenizer_signature,
+            "norm": self.normalized,
+            "punct": not self.no_punct,
+            "asian": self.asian_support,
+        }
