@@ -216,3 +216,61 @@ def test_subprocess_empty_stdin_is_an_error() -> None:
 def test_subprocess_usage_error_exit_2() -> None:
     proc = run_subprocess(["--bogus"])
     assert proc.returncode == 2
+
+
+# -- chrF and TER on the command line ---------------------------------------------------------
+
+def test_several_metrics_json_and_text_like_sacrebleu() -> None:
+    result = run_cli([REF, "-i", HYP, "-m", "bleu", "chrf", "ter"])
+    records = json.loads(result.stdout)
+    assert [r["name"] for r in records] == ["BLEU", "chrF2", "TER"]
+    hyps, refs = lines(HYP), [lines(REF)]
+    assert records[1]["score"] == round(sacrebleu.CHRF().corpus_score(hyps, refs).score, 1)
+    assert records[2]["score"] == round(sacrebleu.TER().corpus_score(hyps, refs).score, 1)
+    text = run_cli([REF, "-i", HYP, "-m", "chrf", "ter", "-f", "text"]).stdout.splitlines()
+    assert text[0].index(" = ") == text[1].index(" = ")  # aligned on '=' like SacreBLEU
+
+
+@pytest.mark.parametrize(
+    ("flags", "metric"),
+    [
+        (["-m", "chrf", "-cc", "4", "-cw", "2", "--chrf-beta", "1", "--chrf-whitespace",
+          "--chrf-lowercase", "--chrf-eps-smoothing"],
+         sacrebleu.CHRF(char_order=4, word_order=2, beta=1, whitespace=True, lowercase=True,
+                        eps_smoothing=True)),
+        (["-m", "ter", "--ter-case-sensitive", "--ter-asian-support", "--ter-no-punct",
+          "--ter-normalized"],
+         sacrebleu.TER(case_sensitive=True, asian_support=True, no_punct=True,
+                       normalized=True)),
+    ],
+)
+def test_chrf_and_ter_flags(flags: list[str], metric) -> None:
+    result = run_cli([REF, "-i", HYP, "-f", "text", "-w", "6", *flags])
+    assert result.exit_code == 0, result.stderr
+    expected = metric.corpus_score(lines(HYP), [lines(REF)])
+    signature = str(metric.get_signature()).rsplit("|", 1)[0]
+    assert result.stdout.startswith(f"{expected.name}|{signature}|version:bleucli-")
+    assert f"= {expected.score:.6f}" in result.stdout
+
+
+def test_sentence_level_prints_every_metric_per_line() -> None:
+    result = run_cli([REF, "-i", HYP, "-sl", "-m", "bleu", "chrf", "ter", "-b", "-w", "4"])
+    rows = [line.split("\t") for line in result.stdout.strip().split("\n")]
+    assert len(rows) == len(lines(HYP)) and all(len(row) == 3 for row in rows)
+    hyp, ref = lines(HYP)[0], lines(REF)[0]
+    assert rows[0][1] == f"{sacrebleu.CHRF().sentence_score(hyp, [ref]).score:.4f}"
+    assert rows[0][2] == f"{sacrebleu.TER().sentence_score(hyp, [ref]).score:.4f}"
+
+
+def test_from_signature_for_chrf_and_ter_together() -> None:
+    result = run_cli([REF, "-i", HYP, "-f", "text", "-w", "6",
+                      "--from-signature", "chrF1++|nrefs:1|case:lc|eff:yes|nc:4|nw:2|space:no|v:2",
+                      "--from-signature", "TER+tok.tercom-norm-punct-noasian-cased+version.1.5.0"])
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout.splitlines()
+    chrf = sacrebleu.CHRF(char_order=4, word_order=2, beta=1, lowercase=True)
+    ter = sacrebleu.TER(normalized=True, case_sensitive=True)
+    assert f"= {chrf.corpus_score(lines(HYP), [lines(REF)]).score:.6f}" in out[0]
+    assert f"= {ter.corpus_score(lines(HYP), [lines(REF)]).score:.6f}" in out[1]
+    assert "chrF1++|nrefs:1|case:lc|eff:yes|nc:4|nw:2|space:no|" in out[0]
+    assert "TER|nrefs:1|case:mixed|tok:tercom|norm:yes|punct:yes|asian:no|" in out[1]
