@@ -12,9 +12,9 @@ What is different is the work done, never the result:
 - words are integer ids, and only hypothesis/reference positions whose first words match
   are visited when looking for shiftable blocks;
 - error counts over a block come from prefix sums instead of slicing and summing;
-- the candidate shifts of a round are scored together, row by row over a numpy batch, and
-  only from the first row where some candidate differs from the current hypothesis (rows
-  before it are shared);
+- each candidate shift is scored only from the first matrix row where it differs from the
+  current hypothesis (the rows before it are shared), by cost alone, and large rounds are
+  scored as one numpy batch, row by row;
 - the back-trace is built once per shift round, for the current hypothesis only.
 """
 
@@ -27,7 +27,9 @@ MAX_SHIFT_SIZE = 10
 MAX_SHIFT_DIST = 50
 BEAM_WIDTH = 25
 MAX_SHIFT_CANDIDATES = 1000
-MAX_CACHE_NODES = 10000
+#: Batch the candidates with numpy when the plain loops would update more than this many
+#: matrix cells per batched row (numpy's per-call overhead against Python's per-cell cost).
+NUMPY_CELLS_PER_ROW = 400
 INF = 10**16
 
 # Edit operations, as they appear in a back-trace (hypothesis -> reference).
@@ -37,19 +39,20 @@ NOP, SUB, INS, DEL, UNDEF = 0, 1, 2, 3, 4
 class BeamEditDistance:
     """Beam-restricted word edit distance to one reference, for hypotheses of one length.
 
-    Rows of the distance matrix are computed with numpy for many hypotheses at once: per
-    row, substitutions and deletions are element-wise, and the chain of insertions along
-    the row, ``c[j] = min(a[j], c[j-1] + 1)``, is ``j + cummin(a[k] - k)``. Integer
-    arithmetic, so the values are exactly the sequential ones.
+    Candidate shifts are scored from the current hypothesis' matrix rows up to the point
+    where they differ. Small rounds run as plain loops; large ones with numpy for all
+    candidates at once: per row, substitutions and deletions are element-wise, and the chain
+    of insertions along the row, ``c[j] = min(a[j], c[j-1] + 1)``, is
+    ``j + cummin(a[k] - k)``. Integer arithmetic, so the values are exactly the sequential
+    ones.
     """
 
     def __init__(self, ref: Sequence[int], hyp_len: int) -> None:
-        import numpy as np
-
-        self.np = np
         n_ref = len(ref)
         self.n_ref = n_ref
-        self.ref = np.asarray(ref, dtype=np.int64)
+        self.ref_list = list(ref)
+        self._mismatch: dict[int, list[int]] = {}
+        self._np = None
         ratio = n_ref / hyp_len if hyp_len else 1
         beam = math.ceil(ratio / 2 + BEAM_WIDTH) if ratio / 2 > BEAM_WIDTH else BEAM_WIDTH
         self.bounds = [(0, 0)]
@@ -57,18 +60,25 @@ class BeamEditDistance:
             diagonal = math.floor(i * ratio)
             low, high = max(0, diagonal - beam), min(n_ref + 1, diagonal + beam)
             self.bounds.append((low, n_ref + 1 if i == hyp_len else high))
-        self.first_row = np.arange(n_ref + 1, dtype=np.int64)
+        self.first_row_list = list(range(n_ref + 1))
 
-    def _next_row(self, prev, words, i: int, with_ops: bool = False):
+    @property
+    def np(self):
+        """numpy, imported and the reference converted only when a batch needs it."""
+        if self._np is None:
+            import numpy as np
+
+            self._np = np
+            self.ref = np.asarray(self.ref_list, dtype=np.int64)
+        return self._np
+
+    def _next_row(self, prev, words, i: int):
         """Row ``i`` for a batch: ``prev`` is (batch, n_ref+1), ``words`` the batch's word i-1."""
         np = self.np
         low, high = self.bounds[i]
         row = np.full_like(prev, INF)
-        ops = np.full(prev.shape, UNDEF, dtype=np.int8) if with_ops else None
         if low == 0:
             row[:, 0] = prev[:, 0] + 1
-            if ops is not None:
-                ops[:, 0] = DEL
             low = 1
         if low < high:
             js = np.arange(low, high)
@@ -79,43 +89,101 @@ class BeamEditDistance:
             left = row[:, low - 1:low]  # the cell before the band (INF, or column 0)
             chained = js + np.minimum(np.minimum.accumulate(best - js, axis=1),
                                       left - (low - 1))
-            values = np.minimum(best, chained)
-            row[:, low:high] = values
-            if ops is not None:
-                op = np.where(same, NOP, SUB)
-                op = np.where(substitution >= INF, UNDEF, op)
-                op = np.where(deletion < np.minimum(substitution, INF), DEL, op)
-                op = np.where(values < best, INS, op)
-                ops[:, low:high] = op
-        return row, ops
+            row[:, low:high] = np.minimum(best, chained)
+        return row
 
-    def costs(self, candidates, start: int, prev_row) -> list[int]:
-        """Distances of each row of ``candidates`` (batch, hyp_len), which all agree with
-        the hypothesis whose matrix row after ``start`` words is ``prev_row``."""
+    def numpy_costs(self, candidates: list[list[int]], start: int,
+                    prev_row: list[int]) -> list[int]:
+        """Distances of ``candidates``, all equal to the hypothesis whose matrix row after
+        ``start`` words is ``prev_row`` for their first ``start`` words, as one batch."""
         np = self.np
-        prev = np.repeat(prev_row[None, :], len(candidates), axis=0)
+        candidates = np.array(candidates, dtype=np.int64)
+        prev = np.repeat(np.array(prev_row, dtype=np.int64)[None, :], len(candidates), axis=0)
         for i in range(start + 1, candidates.shape[1] + 1):
-            prev, _ = self._next_row(prev, candidates[:, i - 1], i)
+            prev = self._next_row(prev, candidates[:, i - 1], i)
         return [int(v) for v in np.minimum(prev[:, -1], INF)]
 
-    def cost_and_trace(self, hyp: Sequence[int]):
+    def python_costs(self, candidates: list[list[int]], starts: list[int],
+                     rows: list[list[int]]) -> list[int]:
+        """Distances of ``candidates`` one by one; candidate k equals the hypothesis behind
+        ``rows`` for its first ``starts[k]`` words, so its matrix starts from that row."""
+        bounds = self.bounds
+        width = self.n_ref + 1
+        results = []
+        for words, start in zip(candidates, starts):
+            prev = rows[start]
+            for i in range(start + 1, len(words) + 1):
+                low, high = bounds[i]
+                mismatch = self._mismatch_row(words[i - 1])
+                if low == 0:
+                    left = prev[0] + 1
+                    computed = [left]
+                    low = 1
+                else:
+                    left = INF
+                    computed = []
+                append = computed.append
+                for diagonal, up, cost in zip(prev[low - 1:high - 1], prev[low:high],
+                                              mismatch[low:high]):
+                    best = diagonal + cost
+                    if up + 1 < best:
+                        best = up + 1
+                    if left + 1 < best:
+                        best = left + 1
+                    if best > INF:
+                        best = INF
+                    append(best)
+                    left = best
+                first = bounds[i][0]
+                prev = [INF] * first + computed + [INF] * (width - high)
+            results.append(min(prev[-1], INF))
+        return results
+
+    def _mismatch_row(self, word: int) -> list[int]:
+        """1 where the reference word differs from ``word``, 0 where it matches, indexed
+        from 1 like matrix columns."""
+        row = self._mismatch.get(word)
+        if row is None:
+            row = [1] + [0 if r == word else 1 for r in self.ref_list]
+            self._mismatch[word] = row
+        return row
+
+    def cost_and_trace(self, hyp: Sequence[int]) -> tuple[int, list[int], list[list[int]]]:
         """Distance, the edit operations of one optimal path (first to last) and all rows.
 
         Ties follow tercom's preference: match/substitution, then deletion, then insertion.
         """
-        np = self.np
-        words = np.asarray(hyp, dtype=np.int64)[:, None]
-        rows = [self.first_row]
-        ops = [np.full(self.n_ref + 1, INS, dtype=np.int8)]
-        prev = self.first_row[None, :]
+        n_ref = self.n_ref
+        ref = self.ref_list
+        rows = [list(self.first_row_list)]
+        ops = [[INS] * (n_ref + 1)]
         for i in range(1, len(hyp) + 1):
-            prev, row_ops = self._next_row(prev, words[i - 1], i, with_ops=True)
-            rows.append(prev[0])
-            ops.append(row_ops[0])
+            prev = rows[-1]
+            row = [INF] * (n_ref + 1)
+            row_ops = [UNDEF] * (n_ref + 1)
+            word = hyp[i - 1]
+            low, high = self.bounds[i]
+            for j in range(low, high):
+                if j == 0:
+                    row[0], row_ops[0] = prev[0] + 1, DEL
+                    continue
+                best, op = INF, UNDEF
+                if word == ref[j - 1]:
+                    if prev[j - 1] < best:
+                        best, op = prev[j - 1], NOP
+                elif prev[j - 1] + 1 < best:
+                    best, op = prev[j - 1] + 1, SUB
+                if prev[j] + 1 < best:
+                    best, op = prev[j] + 1, DEL
+                if row[j - 1] + 1 < best:
+                    best, op = row[j - 1] + 1, INS
+                row[j], row_ops[j] = best, op
+            rows.append(row)
+            ops.append(row_ops)
         trace = []
-        i, j = len(hyp), self.n_ref
+        i, j = len(hyp), n_ref
         while i > 0 or j > 0:
-            op = int(ops[i][j])
+            op = ops[i][j]
             trace.append(op)
             if op in (NOP, SUB):
                 i -= 1
@@ -127,7 +195,7 @@ class BeamEditDistance:
             else:
                 raise RuntimeError("TER back-trace left the beam")
         trace.reverse()
-        return int(min(rows[-1][-1], INF)), trace, rows
+        return min(rows[-1][-1], INF), trace, rows
 
 
 def _alignment(trace: list[int]) -> tuple[dict[int, int], list[int], list[int]]:
@@ -226,10 +294,16 @@ def _best_shift(hyp: list[int], ref: Sequence[int], distance: BeamEditDistance,
             break
     if not candidates:
         return 0, hyp, checked
-    np = distance.np
-    first_change = min(min(start_h, target) for _, start_h, target, _ in candidates)
-    matrix = np.array([words for *_, words in candidates], dtype=np.int64)
-    costs = distance.costs(matrix, first_change, rows[first_change])
+    starts = [min(start_h, target) for _, start_h, target, _ in candidates]
+    words_list = [words for *_, words in candidates]
+    first_change = min(starts)
+    n_rows = len(hyp) - first_change
+    band = min(distance.n_ref + 1, 2 * BEAM_WIDTH)
+    python_cells = sum(len(hyp) - s for s in starts) * band
+    if python_cells > NUMPY_CELLS_PER_ROW * n_rows:
+        costs = distance.numpy_costs(words_list, first_change, rows[first_change])
+    else:
+        costs = distance.python_costs(words_list, starts, rows)
     best_key: tuple[int, int, int, int] | None = None
     best_words = hyp
     for (length, start_h, target, words), cost in zip(candidates, costs):
