@@ -117,18 +117,33 @@ def run_api(tool: str, metric: str, paths: dict[str, Path], limit: int) -> dict:
     return json.loads(out.stdout)
 
 
-def run_command(argv: list[str]) -> tuple[float, str, int]:
-    """Wall time, stdout and peak RSS (KiB) of a command in a child process."""
-    import resource
-
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+def run_command(argv: list[str]) -> tuple[float, str]:
+    """Wall time and standard output of a command in a child process."""
     start = time.perf_counter()
     proc = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"command failed: {' '.join(argv)}\n{proc.stderr}")
-    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return elapsed, proc.stdout, max(before, after)
+    return elapsed, proc.stdout
+
+
+_RSS_SNIPPET = r"""
+import resource, runpy, sys
+tool = sys.argv[1]
+sys.argv = [tool] + sys.argv[2:]
+try:
+    runpy.run_module(tool, run_name="__main__")
+except SystemExit:
+    pass
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
+"""
+
+
+def peak_rss(tool: str, args: list[str]) -> int:
+    """Peak resident memory (KiB) of one CLI run, measured inside that process."""
+    proc = subprocess.run([sys.executable, "-c", _RSS_SNIPPET, tool, *args],
+                          capture_output=True, text=True, cwd=ROOT)
+    return int(proc.stderr.strip().splitlines()[-1])
 
 
 def tool_command(tool: str) -> list[str]:
@@ -171,7 +186,7 @@ def compare_cli(table: Table, task: str, size: str, args: list[str], repeats: in
                 check: bool = True) -> None:
     """Time the same command line with both tools; their outputs must agree."""
     def timed(tool: str):
-        return lambda: run_command(tool_command(tool) + args)[:2]
+        return lambda: run_command(tool_command(tool) + args)
 
     theirs, out_a = median_of(repeats, timed("sacrebleu"))
     ours, out_b = median_of(repeats, timed("bleucli"))
@@ -202,9 +217,8 @@ def bench(sizes: list[int], repeats: int, ter_limit: int, folder: Path) -> Table
                     files + ["-sl", "-b", "-w", "4"], repeats)
     largest = corpora[max(sizes)]
     cli = [str(largest["ref"]), "-i", str(largest["sys0"]), "-b"]
-    _, _, rss_a = run_command(tool_command("sacrebleu") + cli)
-    _, _, rss_b = run_command(tool_command("bleucli") + cli)
-    table.memory = (max(sizes), rss_a, rss_b)  # type: ignore[attr-defined]
+    table.memory = (max(sizes), peak_rss("sacrebleu", cli),  # type: ignore[attr-defined]
+                    peak_rss("bleucli", cli))
     return table
 
 

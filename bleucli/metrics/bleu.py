@@ -11,8 +11,7 @@ with ``BP = exp(1 - r/c)`` when ``c < r``.
 from __future__ import annotations
 
 import math
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bleucli.errors import ConfigError
@@ -41,11 +40,40 @@ def _log(x: float) -> float:
     return math.log(x) if x != 0.0 else _LOG_ZERO
 
 
-def ngram_counts(tokens: list[str], order: int) -> Counter:
-    """Counts of the n-grams of one order (unigrams keyed by token, longer by tuple)."""
-    if order == 1:
-        return Counter(tokens)
-    return Counter(zip(*(tokens[i:] for i in range(order))))
+try:  # the C loop behind Counter(), without Counter's per-call Python overhead
+    from collections import _count_elements  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - other Python implementations
+    def _count_elements(mapping: dict, iterable: Iterable) -> None:
+        for item in iterable:
+            mapping[item] = mapping.get(item, 0) + 1
+
+
+def ngrams(tokens: list[str], order: int) -> list:
+    """The n-grams of one order: unigrams are the tokens, longer ones are tuples."""
+    return tokens if order == 1 else list(zip(*[tokens[i:] for i in range(order)]))
+
+
+def ngram_counts(tokens: list[str], order: int) -> dict:
+    """Counts of the n-grams of one order."""
+    counts: dict = {}
+    _count_elements(counts, ngrams(tokens, order))
+    return counts
+
+
+def clipped_matches(grams: list, ref_counts: dict) -> int:
+    """Hypothesis n-grams matched by the references, each at most as often as it occurs in
+    one reference (Papineni et al.'s modified precision numerator).
+
+    Usually no n-gram repeats, and then the answer is just the number shared with the
+    references: a set intersection in C. Otherwise counts are compared one by one.
+    """
+    distinct = set(grams)
+    if len(distinct) == len(grams):
+        return len(distinct.intersection(ref_counts))
+    counts: dict = {}
+    _count_elements(counts, grams)
+    return sum([min(count, ref_counts[gram]) for gram, count in counts.items()
+                if gram in ref_counts])
 
 
 def closest_ref_len(hyp_len: int, ref_lens: Sequence[int]) -> int:
@@ -175,19 +203,22 @@ class BLEU(Metric):
 
     def reference_info(self, references: list[str]) -> Any:
         """Per order, each n-gram's maximum count over the references; and their lengths."""
-        max_counts: list[dict] = [{} for _ in range(self.max_ngram_order)]
-        ref_lens = []
-        for ref in references:
-            tokens = ref.split()
-            ref_lens.append(len(tokens))
-            for order in range(1, min(self.max_ngram_order, len(tokens)) + 1):
-                merged = max_counts[order - 1]
-                for ngram, count in ngram_counts(tokens, order).items():
+        token_lists = [ref.split() for ref in references]
+        orders = range(1, self.max_ngram_order + 1)
+        if len(token_lists) == 1:  # the common case needs no merging
+            tokens = token_lists[0]
+            return [ngram_counts(tokens, n) for n in orders], [len(tokens)]
+        max_counts: list[dict] = [{} for _ in orders]
+        for tokens in token_lists:
+            for n in orders:
+                merged = max_counts[n - 1]
+                for ngram, count in ngram_counts(tokens, n).items():
                     if count > merged.get(ngram, 0):
                         merged[ngram] = count
-        return max_counts, ref_lens
+        return max_counts, [len(tokens) for tokens in token_lists]
 
     def sentence_stats(self, hypothesis: str, ref_info: Any) -> list[Number]:
+        """Clipped matches and totals per order, hypothesis and closest reference length."""
         max_counts, ref_lens = ref_info
         tokens = hypothesis.split()
         hyp_len = len(tokens)
@@ -195,14 +226,8 @@ class BLEU(Metric):
         correct = [0] * order_max
         total = [0] * order_max
         for order in range(1, min(order_max, hyp_len) + 1):
-            ref_counts = max_counts[order - 1]
             total[order - 1] = hyp_len - order + 1
-            matches = 0
-            for ngram, count in ngram_counts(tokens, order).items():
-                ref_count = ref_counts.get(ngram)
-                if ref_count:
-                    matches += count if count < ref_count else ref_count
-            correct[order - 1] = matches
+            correct[order - 1] = clipped_matches(ngrams(tokens, order), max_counts[order - 1])
         return [hyp_len, closest_ref_len(hyp_len, ref_lens), *correct, *total]
 
     def score_from_values(self, values: Sequence[Number]) -> BLEUScore:

@@ -25,5 +25,4 @@ class TokenizerIntl(Tokenizer):
     def tokenize(self, line: str) -> str:
         line = _PUNCT_AFTER_NON_DIGIT.sub(r"\1 \2 ", line)
         line = _PUNCT_BEFORE_NON_DIGIT.sub(r" \1 \2", line)
-        line = _SYMBOL.sub(r" \1 ", line)
-        return " ".join(line.split())
+        return " ".join(" ".join(_SYMBOL.split(line)).split())  # pad symbols, then normalise

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from bleucli.tokenizers.base import Tokenizer
-from bleucli.tokenizers.mteval import split_western_punctuation
+from bleucli.tokenizers.mteval import pad_matches, split_western_punctuation
 
 _CJK_RANGES = (
     ("\u3400", "\u4db5"),  # CJK Unified Ideographs Extension A
@@ -50,4 +50,4 @@ class TokenizerZh(Tokenizer):
     name = "zh"
 
     def tokenize(self, line: str) -> str:
-        return split_western_punctuation(_CJK_CHAR.sub(r" \1 ", line.strip()))
+        return split_western_punctuation(pad_matches(_CJK_CHAR, line.strip()))
