@@ -305,8 +305,13 @@ class Metric(ABC):
         else:
             raise InputError(f"{owner}: no references given and none cached")
         self._warn_hypotheses(hypotheses)
-        preprocess, stats = self.preprocess, self.sentence_stats
-        return [stats(preprocess(h), info) for h, info in zip(hypotheses, cache.infos)]
+        preprocess = self.preprocess
+        return self.stats_rows([preprocess(h) for h in hypotheses], cache.infos)
+
+    def stats_rows(self, hypotheses: list[str], ref_infos: Sequence[Any]) -> list[list[Number]]:
+        """Statistics of preprocessed hypotheses; metrics may override with a batch method."""
+        stats = self.sentence_stats
+        return [stats(h, info) for h, info in zip(hypotheses, ref_infos)]
 
     def extract_stats(self, hypotheses: Sequence[str],
                       references: Sequence[Sequence[str | None]] | None = None) -> Stats:

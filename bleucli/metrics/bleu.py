@@ -202,12 +202,14 @@ class BLEU(Metric):
         return self.tokenizer(sentence.rstrip())
 
     def reference_info(self, references: list[str]) -> Any:
-        """Per order, each n-gram's maximum count over the references; and their lengths."""
-        token_lists = [ref.split() for ref in references]
+        """The references' tokens; n-gram counts are derived when a hypothesis needs them."""
+        return [ref.split() for ref in references]
+
+    def _reference_counts(self, token_lists: list[list[str]]) -> list[dict]:
+        """Per order, each n-gram's maximum count over the references."""
         orders = range(1, self.max_ngram_order + 1)
         if len(token_lists) == 1:  # the common case needs no merging
-            tokens = token_lists[0]
-            return [ngram_counts(tokens, n) for n in orders], [len(tokens)]
+            return [ngram_counts(token_lists[0], n) for n in orders]
         max_counts: list[dict] = [{} for _ in orders]
         for tokens in token_lists:
             for n in orders:
@@ -215,11 +217,12 @@ class BLEU(Metric):
                 for ngram, count in ngram_counts(tokens, n).items():
                     if count > merged.get(ngram, 0):
                         merged[ngram] = count
-        return max_counts, [len(tokens) for tokens in token_lists]
+        return max_counts
 
     def sentence_stats(self, hypothesis: str, ref_info: Any) -> list[Number]:
         """Clipped matches and totals per order, hypothesis and closest reference length."""
-        max_counts, ref_lens = ref_info
+        max_counts = self._reference_counts(ref_info)
+        ref_lens = [len(tokens) for tokens in ref_info]
         tokens = hypothesis.split()
         hyp_len = len(tokens)
         order_max = self.max_ngram_order
@@ -229,6 +232,20 @@ class BLEU(Metric):
             total[order - 1] = hyp_len - order + 1
             correct[order - 1] = clipped_matches(ngrams(tokens, order), max_counts[order - 1])
         return [hyp_len, closest_ref_len(hyp_len, ref_lens), *correct, *total]
+
+    def stats_rows(self, hypotheses: list[str], ref_infos: Sequence[Any]) -> list[list[Number]]:
+        """Large corpora go through the vectorised engine (same numbers, integer ids)."""
+        from bleucli.metrics.bleu_batch import MIN_BATCH
+
+        if len(hypotheses) < MIN_BATCH:
+            return super().stats_rows(hypotheses, ref_infos)
+        from bleucli.metrics.bleu_batch import batch_bleu_stats
+
+        streams = max((len(info) for info in ref_infos), default=0)
+        refs = [[info[k] if k < len(info) else None for info in ref_infos]
+                for k in range(streams)]
+        rows = batch_bleu_stats([h.split() for h in hypotheses], refs, self.max_ngram_order)
+        return rows.tolist()
 
     def score_from_values(self, values: Sequence[Number]) -> BLEUScore:
         order = self.max_ngram_order

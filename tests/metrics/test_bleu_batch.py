@@ -1,0 +1,45 @@
+"""The vectorised BLEU statistics equal the per-sentence ones, and SacreBLEU's, on big corpora."""
+
+from __future__ import annotations
+
+import pytest
+import sacrebleu
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bleucli
+from bleucli.metrics.bleu_batch import MIN_BATCH, batch_bleu_stats
+from tests.conftest import sentences
+
+small_vocab = st.lists(st.sampled_from(["a", "b", "c", "the", ",", "."]), max_size=12)
+
+
+@given(data=st.data())
+def test_batch_rows_equal_per_sentence_rows(data) -> None:
+    n = data.draw(st.integers(1, 40))
+    k = data.draw(st.integers(1, 3))
+    order = data.draw(st.sampled_from([1, 2, 4, 5]))
+    hyps = data.draw(st.lists(small_vocab, min_size=n, max_size=n))
+    refs = [data.draw(st.lists(small_vocab | st.none(), min_size=n, max_size=n))
+            for _ in range(k)]
+    metric = bleucli.BLEU(tokenize="none", max_ngram_order=order)
+    expected = [
+        metric.sentence_stats(" ".join(h), [r[i] for r in refs if r[i] is not None])
+        for i, h in enumerate(hyps)
+    ]
+    assert batch_bleu_stats(hyps, refs, order).tolist() == expected
+
+
+@settings(max_examples=25)
+@given(data=st.data())
+def test_large_corpora_match_sacrebleu(data) -> None:
+    n = data.draw(st.integers(MIN_BATCH, 2 * MIN_BATCH))
+    k = data.draw(st.integers(1, 2))
+    hyps = data.draw(st.lists(sentences, min_size=n, max_size=n))
+    refs = [data.draw(st.lists(sentences, min_size=n, max_size=n)) for _ in range(k)]
+    tokenize = data.draw(st.sampled_from(["13a", "intl", "zh", "char"]))
+    ours = bleucli.BLEU(tokenize=tokenize).corpus_score(hyps, refs)
+    theirs = sacrebleu.BLEU(tokenize=tokenize).corpus_score(hyps, refs)
+    assert ours.score == pytest.approx(theirs.score, abs=1e-9)
+    assert (ours.counts, ours.totals, ours.sys_len, ours.ref_len) == (
+        theirs.counts, theirs.totals, theirs.sys_len, theirs.ref_len)
