@@ -7,19 +7,15 @@ codes: 0 success, 1 bad data or options (a one-line ``bleucli: error:`` message 
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import click
 
 from bleucli.errors import BleucliError, ConfigError, InputError
 from bleucli.version import __version__
-
-logger = logging.getLogger("bleucli")
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -50,9 +46,12 @@ def expand_variadic(argv: Sequence[str]) -> list[str]:
     return out
 
 
-@dataclass
 class Options:
-    """The parsed command line, independent of click."""
+    """The parsed command line, independent of click.
+
+    A plain class rather than a dataclass: ``dataclasses`` costs start-up time that
+    ``bleucli --help`` should not pay.
+    """
 
     refs: tuple[str, ...] = ()
     inputs: tuple[str, ...] = ()
@@ -76,10 +75,17 @@ class Options:
     quiet: bool = False
     short: bool = False
     from_signature: tuple[str, ...] = ()
-    bleu: dict[str, Any] = field(default_factory=dict)
-    chrf: dict[str, Any] = field(default_factory=dict)
-    ter: dict[str, Any] = field(default_factory=dict)
-    explicit: set[str] = field(default_factory=set)
+    jobs: int = 1
+
+    def __init__(self, **values: Any) -> None:
+        self.bleu: dict[str, Any] = {}
+        self.chrf: dict[str, Any] = {}
+        self.ter: dict[str, Any] = {}
+        self.explicit: set[str] = set()
+        for name, value in values.items():
+            if not hasattr(self, name):
+                raise TypeError(f"unknown option {name!r}")
+            setattr(self, name, value)
 
 
 @click.command(
@@ -138,6 +144,8 @@ class Options:
 @click.option("--ter-no-punct", is_flag=True, help="TER: remove punctuation.")
 @click.option("--ter-normalized", is_flag=True, help="TER: tercom normalisation/tokenisation.")
 @click.option("-sl", "--sentence-level", is_flag=True, help="Score every sentence.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Worker processes for big files (same result for any number).")
 @click.option("--from-signature", multiple=True, metavar="SIG",
               help="Score with exactly the options a published signature states "
                    "(repeat for several metrics).")
@@ -180,7 +188,7 @@ def command(ctx: click.Context, **params: Any) -> None:
         encoding=params["encoding"], sentence_level=params["sentence_level"],
         width=params["width"], score_only=params["score_only"], fmt=fmt,
         quiet=params["quiet"], short=params["short"],
-        from_signature=params["from_signature"],
+        from_signature=params["from_signature"], jobs=params["jobs"],
         bleu={
             "tokenize": params["tokenize"], "lowercase": params["lowercase"],
             "smooth_method": params["smooth_method"], "smooth_value": params["smooth_value"],
@@ -198,6 +206,7 @@ def command(ctx: click.Context, **params: Any) -> None:
         },
         explicit=explicit,
     )
+    _configure_logging(options.quiet)
     from bleucli.runner import run
 
     output = run(options)
@@ -205,8 +214,11 @@ def command(ctx: click.Context, **params: Any) -> None:
         click.echo(output)
 
 
-def _configure_logging(argv: Sequence[str]) -> None:
-    quiet = any(a in ("-q", "--quiet") for a in argv)
+def _configure_logging(quiet: bool) -> None:
+    """Messages go to stderr as ``bleucli: ...``; ``-q`` keeps only warnings and errors."""
+    import logging
+
+    logger = logging.getLogger("bleucli")
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("bleucli: %(message)s"))
     logger.handlers[:] = [handler]
@@ -223,7 +235,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         signal(SIGPIPE, SIG_DFL)
     except (ImportError, ValueError):
         pass
-    _configure_logging(args)
     try:
         command.main(expand_variadic(args), prog_name="bleucli", standalone_mode=False)
     except click.exceptions.Abort:

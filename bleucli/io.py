@@ -11,6 +11,7 @@ import codecs
 import gzip
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import IO
 
 from bleucli.errors import InputError
 
@@ -23,12 +24,16 @@ class TextSource:
     lines: list[str]
 
 
-def decode_lines(data: bytes, name: str, encoding: str = "utf-8") -> list[str]:
-    """Split ``data`` into right-stripped lines; bad bytes raise an error naming the line."""
+def check_encoding(encoding: str) -> None:
     try:
         codecs.lookup(encoding)
     except LookupError:
         raise InputError(f"unknown encoding {encoding!r}") from None
+
+
+def decode_lines(data: bytes, name: str, encoding: str = "utf-8") -> list[str]:
+    """Split ``data`` into right-stripped lines; bad bytes raise an error naming the line."""
+    check_encoding(encoding)
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as err:
@@ -45,21 +50,27 @@ def decode_lines(data: bytes, name: str, encoding: str = "utf-8") -> list[str]:
     return [line.rstrip() for line in lines]
 
 
-def read_file(path: str, encoding: str = "utf-8") -> TextSource:
-    """Read a text file (optionally gzipped) into right-stripped lines."""
+def open_binary(path: str) -> IO[bytes]:
+    """Open a file (``.gz`` decompressed) for reading, with one-line errors naming it."""
     try:
         if path.endswith(".gz"):
-            with gzip.open(path, "rb") as handle:
-                data = handle.read()
-        else:
-            with open(path, "rb") as handle:
-                data = handle.read()
+            return gzip.open(path, "rb")  # noqa: SIM115 - the caller closes it
+        return open(path, "rb")  # noqa: SIM115 - the caller closes it
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory, not a file") from None
     except PermissionError:
         raise InputError(f"{path}: permission denied") from None
+    except OSError as err:
+        raise InputError(f"{path}: cannot read ({err.strerror})") from None
+
+
+def read_file(path: str, encoding: str = "utf-8") -> TextSource:
+    """Read a text file (optionally gzipped) into right-stripped lines."""
+    try:
+        with open_binary(path) as handle:
+            data = handle.read()
     except (OSError, EOFError) as err:
         raise InputError(f"{path}: cannot read ({err})") from None
     return TextSource(path, decode_lines(data, path, encoding))

@@ -250,19 +250,87 @@ def load_systems(options: Options) -> list[TextSource]:
     return [TextSource(f"System {k + 1}", c) for k, c in enumerate(columns)]
 
 
-def build_metrics(options: Options, references: list[list[str]]) -> dict[str, Metric]:
-    """Instantiate every requested metric with the references pre-processed once."""
-    metrics: dict[str, Metric] = {}
+def metric_specs(options: Options) -> dict[str, tuple[type[Metric], dict[str, Any]]]:
+    """Class and keyword arguments of every requested metric."""
+    specs: dict[str, tuple[type[Metric], dict[str, Any]]] = {}
     trg_lang = options.language_pair.split("-")[-1] if options.language_pair else ""
     for name in options.metrics:
-        cls = metric_class(name)
         kwargs: dict[str, Any] = dict(getattr(options, name))
         if name == "bleu":
             kwargs["trg_lang"] = trg_lang
             if options.sentence_level:
                 kwargs["effective_order"] = True
-        metrics[name] = cls(**kwargs, references=references)
-    return metrics
+        specs[name] = (metric_class(name), kwargs)
+    return specs
+
+
+def build_metrics(options: Options, references: list[list[str]]) -> dict[str, Metric]:
+    """Instantiate every requested metric with the references pre-processed once."""
+    return {name: cls(**kwargs, references=references)
+            for name, (cls, kwargs) in metric_specs(options).items()}
+
+
+def can_stream(options: Options) -> bool:
+    """One system file against reference files: score in bounded memory, chunk by chunk."""
+    return (options.test_set is None and len(options.inputs) == 1 and bool(options.refs)
+            and options.inputs[0] != "-")
+
+
+def run_streaming(options: Options) -> str:
+    """Score a single system file without loading the corpus (``--jobs`` for parallelism)."""
+    import click
+
+    from bleucli.metrics.bleu import count_tokenised_periods, warn_if_tokenised
+    from bleucli.stream import score_stream
+
+    if options.num_refs < 1:
+        raise ConfigError(f"--num-refs must be at least 1, got {options.num_refs}")
+    if options.num_refs > 1 and len(options.refs) > 1:
+        raise ConfigError("--num-refs splits one tab-separated reference file; "
+                          "it cannot be combined with several reference files")
+    specs = metric_specs(options)
+    check_tokenised = "bleu" in specs and not specs["bleu"][1].get("force")
+    if "bleu" in specs:
+        specs["bleu"][1]["force"] = True  # counted here, over the whole corpus
+    tokenised = [0]
+    n_refs = len(options.refs) if options.num_refs == 1 else options.num_refs
+
+    def on_hypotheses(lines: list[str]) -> None:
+        if check_tokenised:
+            tokenised[0] += count_tokenised_periods(lines)
+
+    signatures: dict[str, str] = {}
+
+    def print_rows(chunk: dict[str, list]) -> None:
+        columns = []
+        for name in sorted(chunk):
+            metric = metrics_holder[name]
+            columns.append([metric.score_from_values(row).format(
+                options.width, options.score_only, signatures[name]) for row in chunk[name]])
+        click.echo("\n".join("\t".join(cells) for cells in zip(*columns)))
+
+    metrics_holder = {name: cls(**kwargs) for name, (cls, kwargs) in specs.items()}
+    for name, metric in metrics_holder.items():
+        metric.num_refs = n_refs
+        signatures[name] = metric.get_signature().format(options.short)
+    metrics, totals, count = score_stream(
+        specs, options.inputs[0], list(options.refs), options.num_refs, options.encoding,
+        jobs=options.jobs, keep_rows=options.sentence_level,
+        on_rows=print_rows if options.sentence_level else None, on_hypotheses=on_hypotheses)
+    if count == 0:
+        raise InputError(f"{options.inputs[0]}: empty file, nothing to score")
+    warn_if_tokenised(tokenised[0])
+    if options.sentence_level:
+        return ""
+    results = []
+    for name in sorted(metrics):
+        metric = metrics[name]
+        metric.num_refs = n_refs
+        signature = metric.get_signature()
+        results.append(Result(options.inputs[0], metric.score_from_values(totals[name]),
+                              str(signature), signature.format(short=True)))
+    return single_system(results, options.fmt, options.width, options.score_only,
+                         options.short)
 
 
 def run(options: Options) -> str:
@@ -282,6 +350,14 @@ def run(options: Options) -> str:
         metric_class(name)  # fail on an unknown metric before reading any file
     if options.language_pair is not None and "-" not in options.language_pair:
         raise ConfigError(f"language pair {options.language_pair!r} is not of the form src-trg")
+    if can_stream(options):
+        if expected_refs:
+            n_refs = len(options.refs) if options.num_refs == 1 else options.num_refs
+            for wanted in expected_refs.values():
+                if wanted != n_refs:
+                    raise ConfigError(f"the signature says nrefs:{wanted} but "
+                                      f"{n_refs} reference stream(s) were given")
+        return run_streaming(options)
     ref_sources = load_references(options)
     for wanted in expected_refs.values():
         if wanted != len(ref_sources):

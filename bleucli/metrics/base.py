@@ -237,6 +237,8 @@ class Metric(ABC):
     name: str = ""
     #: Abbreviations of the metric's own signature fields for ``--short``.
     signature_abbreviations: dict[str, str] = {}
+    #: True when all statistics are integers, so partial sums add up exactly in any order.
+    integer_stats: bool = False
 
     def __init__(self, references: Sequence[Sequence[str | None]] | None = None) -> None:
         self.num_refs: int | None = None

@@ -87,6 +87,20 @@ def closest_ref_len(hyp_len: int, ref_lens: Sequence[int]) -> int:
     return best
 
 
+def count_tokenised_periods(hypotheses: Iterable[str]) -> int:
+    """Lines ending in " ." — a sign that the output was not detokenised."""
+    return sum(1 for h in hypotheses if h.endswith(" ."))
+
+
+def warn_if_tokenised(count: int) -> None:
+    if count >= TOKENISED_PERIOD_WARNING_THRESHOLD:
+        logger.warning("That's 100 lines that end in a tokenized period ('.')")
+        logger.warning("It looks like you forgot to detokenize your test data, "
+                       "which may hurt your score.")
+        logger.warning("If you insist your data is detokenized, or don't care, "
+                       "you can suppress this message with the `force` parameter.")
+
+
 class BLEUScore(Score):
     """A BLEU value with its n-gram statistics, brevity penalty and lengths."""
 
@@ -162,6 +176,7 @@ class BLEU(Metric):
     """Corpus and sentence BLEU; constructor keywords are SacreBLEU 2.x's ``BLEU``'s."""
 
     name = "BLEU"
+    integer_stats = True
     signature_abbreviations = {"case": "c", "eff": "e", "tok": "tok", "smooth": "s"}
     SMOOTH_DEFAULTS = SMOOTH_DEFAULTS
     TOKENIZER_DEFAULT = "13a"
@@ -258,15 +273,8 @@ class BLEU(Metric):
 
     # -- checks and signature --------------------------------------------------------------
     def _warn_hypotheses(self, hypotheses: Sequence[str]) -> None:
-        if self._force:
-            return
-        tokenised = sum(1 for h in hypotheses if h.endswith(" ."))
-        if tokenised >= TOKENISED_PERIOD_WARNING_THRESHOLD:
-            logger.warning("That's 100 lines that end in a tokenized period ('.')")
-            logger.warning("It looks like you forgot to detokenize your test data, "
-                           "which may hurt your score.")
-            logger.warning("If you insist your data is detokenized, or don't care, "
-                           "you can suppress this message with the `force` parameter.")
+        if not self._force:
+            warn_if_tokenised(count_tokenised_periods(hypotheses))
 
     def sentence_score(self, hypothesis: str, references: Sequence[str | None]) -> BLEUScore:
         if not self.effective_order:

@@ -62,6 +62,7 @@ class CHRF(Metric):
     """chrF / chrF++; constructor keywords are SacreBLEU 2.x's ``CHRF``'s."""
 
     name = "chrF"
+    integer_stats = True
     signature_abbreviations = {"case": "c", "eff": "e", "nc": "nc", "nw": "nw", "space": "s"}
     CHAR_ORDER = 6
     WORD_ORDER = 0
