@@ -103,41 +103,45 @@ class BeamEditDistance:
             prev = self._next_row(prev, candidates[:, i - 1], i)
         return [int(v) for v in np.minimum(prev[:, -1], INF)]
 
+    def _extend(self, words: Sequence[int], start: int, prev: list[int],
+                keep: list[list[int]] | None = None) -> list[int]:
+        """Cost rows ``start+1 .. len(words)`` after row ``prev``; the last row is returned
+        and every row appended to ``keep`` if given. Out-of-beam cells are INF."""
+        bounds = self.bounds
+        width = self.n_ref + 1
+        for i in range(start + 1, len(words) + 1):
+            low, high = bounds[i]
+            mismatch = self._mismatch_row(words[i - 1])
+            if low == 0:
+                left = prev[0] + 1
+                computed = [left]
+                low = 1
+            else:
+                left = INF
+                computed = []
+            append = computed.append
+            for diagonal, up, cost in zip(prev[low - 1:high - 1], prev[low:high],
+                                          mismatch[low:high]):
+                best = diagonal + cost
+                if up + 1 < best:
+                    best = up + 1
+                if left + 1 < best:
+                    best = left + 1
+                if best > INF:
+                    best = INF
+                append(best)
+                left = best
+            prev = [INF] * bounds[i][0] + computed + [INF] * (width - high)
+            if keep is not None:
+                keep.append(prev)
+        return prev
+
     def python_costs(self, candidates: list[list[int]], starts: list[int],
                      rows: list[list[int]]) -> list[int]:
         """Distances of ``candidates`` one by one; candidate k equals the hypothesis behind
         ``rows`` for its first ``starts[k]`` words, so its matrix starts from that row."""
-        bounds = self.bounds
-        width = self.n_ref + 1
-        results = []
-        for words, start in zip(candidates, starts):
-            prev = rows[start]
-            for i in range(start + 1, len(words) + 1):
-                low, high = bounds[i]
-                mismatch = self._mismatch_row(words[i - 1])
-                if low == 0:
-                    left = prev[0] + 1
-                    computed = [left]
-                    low = 1
-                else:
-                    left = INF
-                    computed = []
-                append = computed.append
-                for diagonal, up, cost in zip(prev[low - 1:high - 1], prev[low:high],
-                                              mismatch[low:high]):
-                    best = diagonal + cost
-                    if up + 1 < best:
-                        best = up + 1
-                    if left + 1 < best:
-                        best = left + 1
-                    if best > INF:
-                        best = INF
-                    append(best)
-                    left = best
-                first = bounds[i][0]
-                prev = [INF] * first + computed + [INF] * (width - high)
-            results.append(min(prev[-1], INF))
-        return results
+        return [min(self._extend(words, start, rows[start])[-1], INF)
+                for words, start in zip(candidates, starts)]
 
     def _mismatch_row(self, word: int) -> list[int]:
         """1 where the reference word differs from ``word``, 0 where it matches, indexed
@@ -151,39 +155,33 @@ class BeamEditDistance:
     def cost_and_trace(self, hyp: Sequence[int]) -> tuple[int, list[int], list[list[int]]]:
         """Distance, the edit operations of one optimal path (first to last) and all rows.
 
-        Ties follow tercom's preference: match/substitution, then deletion, then insertion.
+        Only costs are stored; the operation of each cell on the path is decided again when
+        tracing back, with tercom's preference: match/substitution, deletion, insertion.
         """
-        n_ref = self.n_ref
+        rows = [self.first_row_list]
+        self._extend(hyp, 0, self.first_row_list, rows)
         ref = self.ref_list
-        rows = [list(self.first_row_list)]
-        ops = [[INS] * (n_ref + 1)]
-        for i in range(1, len(hyp) + 1):
-            prev = rows[-1]
-            row = [INF] * (n_ref + 1)
-            row_ops = [UNDEF] * (n_ref + 1)
-            word = hyp[i - 1]
-            low, high = self.bounds[i]
-            for j in range(low, high):
-                if j == 0:
-                    row[0], row_ops[0] = prev[0] + 1, DEL
-                    continue
-                best, op = INF, UNDEF
-                if word == ref[j - 1]:
-                    if prev[j - 1] < best:
-                        best, op = prev[j - 1], NOP
-                elif prev[j - 1] + 1 < best:
-                    best, op = prev[j - 1] + 1, SUB
-                if prev[j] + 1 < best:
-                    best, op = prev[j] + 1, DEL
-                if row[j - 1] + 1 < best:
-                    best, op = row[j - 1] + 1, INS
-                row[j], row_ops[j] = best, op
-            rows.append(row)
-            ops.append(row_ops)
         trace = []
-        i, j = len(hyp), n_ref
+        i, j = len(hyp), self.n_ref
         while i > 0 or j > 0:
-            op = ops[i][j]
+            if i == 0:
+                op = INS
+            else:
+                low, high = self.bounds[i]
+                if not low <= j < high:
+                    raise RuntimeError("TER back-trace left the beam")
+                if j == 0:
+                    op = DEL
+                else:
+                    best, op = INF, UNDEF
+                    match = hyp[i - 1] == ref[j - 1]
+                    substitution = rows[i - 1][j - 1] + (0 if match else 1)
+                    if substitution < best:
+                        best, op = substitution, (NOP if match else SUB)
+                    if rows[i - 1][j] + 1 < best:
+                        best, op = rows[i - 1][j] + 1, DEL
+                    if rows[i][j - 1] + 1 < best:
+                        op = INS
             trace.append(op)
             if op in (NOP, SUB):
                 i -= 1
@@ -259,8 +257,9 @@ def _shifted(words: list[int], start: int, length: int, target: int) -> list[int
 
 def _best_shift(hyp: list[int], ref: Sequence[int], distance: BeamEditDistance,
                 ref_positions: dict[int, list[int]],
-                checked: int) -> tuple[int, list[int], int]:
-    """The best-scoring shift of ``hyp`` (gain, shifted words, candidates checked so far).
+                checked: int) -> tuple[int, list[int], int, int]:
+    """The best-scoring shift of ``hyp``: (gain, shifted words, candidates checked so far,
+    distance of ``hyp`` itself).
 
     Which candidates are tried does not depend on their scores, so they are collected
     first (in tercom's order, up to the candidate limit) and scored in one batch.
@@ -293,7 +292,7 @@ def _best_shift(hyp: list[int], ref: Sequence[int], distance: BeamEditDistance,
         if checked >= MAX_SHIFT_CANDIDATES:
             break
     if not candidates:
-        return 0, hyp, checked
+        return 0, hyp, checked, pre_score
     starts = [min(start_h, target) for _, start_h, target, _ in candidates]
     words_list = [words for *_, words in candidates]
     first_change = min(starts)
@@ -311,7 +310,7 @@ def _best_shift(hyp: list[int], ref: Sequence[int], distance: BeamEditDistance,
         if best_key is None or key > best_key:  # equal keys mean the same shift
             best_key, best_words = key, words
     assert best_key is not None
-    return best_key[0], best_words, checked
+    return best_key[0], best_words, checked, pre_score
 
 
 def translation_edit_rate(hyp_words: Sequence[str], ref_words: Sequence[str]) -> tuple[int, int]:
@@ -329,9 +328,10 @@ def translation_edit_rate(hyp_words: Sequence[str], ref_words: Sequence[str]) ->
     shifts = 0
     checked = 0
     while True:
-        gain, shifted, checked = _best_shift(hyp, ref, distance, ref_positions, checked)
+        gain, shifted, checked, distance_now = _best_shift(hyp, ref, distance, ref_positions,
+                                                           checked)
         if checked >= MAX_SHIFT_CANDIDATES or gain <= 0:
-            break
+            break  # the last round scored the final hypothesis: its distance is known
         shifts += 1
         hyp = shifted
-    return shifts + distance.cost_and_trace(hyp)[0], n_ref
+    return shifts + distance_now, n_ref
