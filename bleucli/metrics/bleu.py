@@ -121,6 +121,12 @@ class BLEUScore(Score):
         )
 
 
+def check_smooth_method(smooth_method: str) -> None:
+    if smooth_method not in SMOOTH_DEFAULTS:
+        raise ConfigError(f"unknown smoothing method {smooth_method!r}; "
+                          f"available: {', '.join(SMOOTH_DEFAULTS)}")
+
+
 def compute_bleu(correct: list[Number], total: list[Number], sys_len: int, ref_len: int,
                  smooth_method: str = "none", smooth_value: float | None = None,
                  effective_order: bool = False,
@@ -133,10 +139,7 @@ def compute_bleu(correct: list[Number], total: list[Number], sys_len: int, ref_l
     ``1 / (2^k * total)`` for the k-th zero precision. With ``effective_order``, orders
     with no hypothesis n-grams are left out of the geometric mean.
     """
-    if smooth_method not in SMOOTH_DEFAULTS:
-        raise ConfigError(
-            f"unknown smoothing method {smooth_method!r}; available: {', '.join(SMOOTH_DEFAULTS)}"
-        )
+    check_smooth_method(smooth_method)
     if smooth_value is None:
         smooth_value = SMOOTH_DEFAULTS[smooth_method]
     correct, total = list(correct), list(total)
@@ -186,11 +189,7 @@ class BLEU(Metric):
                  smooth_value: float | None = None, max_ngram_order: int = MAX_NGRAM_ORDER,
                  effective_order: bool = False, trg_lang: str = "",
                  references: Sequence[Sequence[str | None]] | None = None) -> None:
-        if smooth_method not in SMOOTH_DEFAULTS:
-            raise ConfigError(
-                f"unknown smoothing method {smooth_method!r}; "
-                f"available: {', '.join(SMOOTH_DEFAULTS)}"
-            )
+        check_smooth_method(smooth_method)
         if not isinstance(max_ngram_order, int) or max_ngram_order < 1:
             raise ConfigError(f"max_ngram_order must be a positive integer, got {max_ngram_order!r}")
         self.lowercase = lowercase

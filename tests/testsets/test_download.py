@@ -215,3 +215,46 @@ def test_download_only_and_quiet_pipes_show_no_progress(http_server, cache, tmp_
     assert proc.stdout == b"" and proc.stderr == b""
     manifest = json.loads((cache / "news" / "manifest.json").read_text())
     assert manifest["data"] == [md5(archive)]
+
+
+def _format_fixture(fmt: str) -> tuple[dict[str, bytes], dict]:
+    """Archive members and the langpair entry of a de-en test set in ``fmt``."""
+    if fmt in ("sgm", "iwslt"):
+        return ({"d/src.xml" if fmt == "iwslt" else "d/src.sgm": sgm(SOURCE, DOCS),
+                 "d/ref.xml" if fmt == "iwslt" else "d/ref.sgm": sgm(REFERENCE, DOCS, "refset")},
+                {"format": fmt, "source": f"d/src.{'xml' if fmt == 'iwslt' else 'sgm'}",
+                 "references": [f"d/ref.{'xml' if fmt == 'iwslt' else 'sgm'}"]})
+    if fmt == "plain":
+        return ({"d/src.de": "\n".join(SOURCE).encode() + b"\n",
+                 "d/ref.en": "\n".join(REFERENCE).encode() + b"\n"},
+                {"format": "plain", "source": "d/src.de", "references": ["d/ref.en"]})
+    if fmt == "tsv":
+        rows = [f"{i}\t{s}\t{r}" for i, (s, r) in enumerate(zip(SOURCE, REFERENCE))]
+        return ({"d/all.tsv": "\n".join(rows).encode() + b"\n"},
+                {"format": "tsv", "source": "d/all.tsv", "source_column": 1,
+                 "references": ["d/all.tsv"], "reference_columns": [2]})
+    from xml.sax.saxutils import escape
+
+    segs = lambda texts: "".join(f'<seg id="{i + 1}">{escape(t)}</seg>'  # noqa: E731
+                                 for i, t in enumerate(texts))
+    doc = (f'<doc id="d1" origlang="de"><src lang="de"><p>{segs(SOURCE)}</p></src>'
+           f'<ref lang="en" translator="A"><p>{segs(REFERENCE)}</p></ref></doc>')
+    return ({"d/t.xml": f"<dataset>{doc}</dataset>".encode()},
+            {"format": "xml", "source": "d/t.xml", "references": ["d/t.xml"],
+             "translators": ["A"]})
+
+
+@pytest.mark.parametrize("fmt", ["plain", "sgm", "iwslt", "xml", "tsv"])
+@pytest.mark.parametrize("packing", ["tgz", "zip"])
+def test_every_format_downloads_and_scores(http_server, cache, tmp_path, fmt, packing) -> None:
+    members, pair = _format_fixture(fmt)
+    archive = make_tgz(members) if packing == "tgz" else make_zip(members)
+    url = http_server.serve(f"/formats/{fmt}/set.{packing}", archive)
+    registry = write_registry(tmp_path / "r.json", "news", [{"url": url, "md5": md5(archive)}],
+                              {"de-en": pair})
+    result = score(registry, tmp_path)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.strip() == f"{EXPECTED:.6f}"
+    src = run_cli(["-t", "news", "-l", "de-en", "--echo", "src", "--testsets-file",
+                   str(registry)])
+    assert src.stdout.splitlines() == SOURCE
