@@ -76,6 +76,8 @@ class Options:
     short: bool = False
     from_signature: tuple[str, ...] = ()
     jobs: int = 1
+    confidence: bool = False
+    confidence_n: int = 1000
 
     def __init__(self, **values: Any) -> None:
         self.bleu: dict[str, Any] = {}
@@ -144,6 +146,10 @@ class Options:
 @click.option("--ter-no-punct", is_flag=True, help="TER: remove punctuation.")
 @click.option("--ter-normalized", is_flag=True, help="TER: tercom normalisation/tokenisation.")
 @click.option("-sl", "--sentence-level", is_flag=True, help="Score every sentence.")
+@click.option("-ci", "--confidence", is_flag=True,
+              help="Bootstrap 95% confidence interval per metric (seed: BLEUCLI_SEED).")
+@click.option("-cin", "--confidence-n", type=click.IntRange(min=1), default=1000,
+              show_default=True, help="Bootstrap resamples for --confidence.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes for big files (same result for any number).")
 @click.option("--from-signature", multiple=True, metavar="SIG",
@@ -189,6 +195,7 @@ def command(ctx: click.Context, **params: Any) -> None:
         width=params["width"], score_only=params["score_only"], fmt=fmt,
         quiet=params["quiet"], short=params["short"],
         from_signature=params["from_signature"], jobs=params["jobs"],
+        confidence=params["confidence"], confidence_n=params["confidence_n"],
         bleu={
             "tokenize": params["tokenize"], "lowercase": params["lowercase"],
             "smooth_method": params["smooth_method"], "smooth_value": params["smooth_value"],

@@ -38,10 +38,7 @@ _SIGNATURE_OPTIONS = {
             "ter_no_punct": "punct", "ter_normalized": "norm"},
 }
 #: Signature fields that need features this version does not have.
-_UNSUPPORTED_FIELDS = {
-    "bs": "bootstrap confidence intervals", "ar": "approximate randomisation",
-    "seed": "resampling seeds",
-}
+_UNSUPPORTED_FIELDS = {"ar": "approximate randomisation tests"}
 #: Signature fields that select the test set -> the option they set.
 _TESTSET_FIELDS = {"test": "test_set", "lang": "language_pair", "origlang": "origlang",
                    "subset": "subset"}
@@ -70,6 +67,17 @@ def apply_signatures(options: Options) -> dict[str, int]:
                 raise ConfigError(
                     f"--{name.replace('_', '-')} conflicts with --from-signature, "
                     f"which sets {sig_key}:{parsed.fields[sig_key]}")
+        if "bs" in parsed.fields:
+            options.confidence = True
+            options.confidence_n = int(parsed.fields["bs"])
+        if "seed" in parsed.fields:
+            import os
+
+            seed = parsed.fields["seed"]
+            current = os.environ.get("BLEUCLI_SEED", "12345").lower()
+            if seed != current:
+                raise ConfigError(f"the signature was made with seed:{seed}; "
+                                  f"set BLEUCLI_SEED={seed} to reproduce it")
         for key, attribute in _TESTSET_FIELDS.items():
             if key in parsed.fields:
                 given = getattr(options, attribute)
@@ -271,9 +279,10 @@ def build_metrics(options: Options, references: list[list[str]]) -> dict[str, Me
 
 
 def can_stream(options: Options) -> bool:
-    """One system file against reference files: score in bounded memory, chunk by chunk."""
+    """One system file against reference files: score in bounded memory, chunk by chunk
+    (resampling needs every sentence's statistics, so ``--confidence`` does not stream)."""
     return (options.test_set is None and len(options.inputs) == 1 and bool(options.refs)
-            and options.inputs[0] != "-")
+            and options.inputs[0] != "-" and not options.confidence)
 
 
 def run_streaming(options: Options) -> str:
@@ -375,12 +384,17 @@ def run(options: Options) -> str:
                       if options.test_set else None,
                       "origlang": options.origlang, "subset": options.subset}
     if options.sentence_level:
+        if options.confidence:
+            raise ConfigError("confidence intervals are unavailable with --sentence-level")
         return sentence_level(options, metrics, systems, testset_fields)
+    if options.confidence and len(systems) > 1:
+        raise ConfigError("--confidence scores one system; compare several with paired tests")
+    n_bootstrap = options.confidence_n if options.confidence else 1
     results = [
         Result(system.name, score, str(sig), sig.format(short=True))
         for system in systems
         for name, metric in sorted(metrics.items())
-        for score, sig in [_corpus(metric, system, testset_fields)]
+        for score, sig in [_corpus(metric, system, testset_fields, n_bootstrap)]
     ]
     if len(systems) == 1:
         return single_system(results, options.fmt, options.width, options.score_only,
@@ -397,9 +411,9 @@ def _signature(metric: Metric, testset_fields: dict[str, str | None]) -> Signatu
     return signature
 
 
-def _corpus(metric: Metric, system: TextSource,
-            testset_fields: dict[str, str | None]) -> tuple[Any, Any]:
-    score = metric.corpus_score(system.lines, None)
+def _corpus(metric: Metric, system: TextSource, testset_fields: dict[str, str | None],
+            n_bootstrap: int = 1) -> tuple[Any, Any]:
+    score = metric.corpus_score(system.lines, None, n_bootstrap=n_bootstrap)
     return score, _signature(metric, testset_fields)
 
 

@@ -30,14 +30,33 @@ def seed_from_environment() -> tuple[str, int | None]:
         raise ConfigError(f"BLEUCLI_SEED must be an integer or 'none', got {raw!r}") from None
 
 
+#: Resampled statistics are gathered this many float32 values at a time (bounded memory;
+#: SacreBLEU materialises all samples at once).
+GATHER_BUDGET = 1 << 24
+
+
+def resampled_sums(stats, indices):
+    """Per resample, the float32 sum of the drawn sentences' statistics, in draw order.
+
+    Exactly the sums SacreBLEU computes (same dtype, same order), in slices of samples.
+    """
+    import numpy as np
+
+    per_sample = max(1, GATHER_BUDGET // max(1, stats.shape[0] * stats.shape[1]))
+    return np.concatenate([stats[indices[start:start + per_sample]].sum(axis=1)
+                           for start in range(0, len(indices), per_sample)])
+
+
 def bootstrap_scores(rows: Sequence[Sequence[Number]], metric: Metric,
                      n_samples: int = 1000) -> tuple[str, list[Score]]:
     """Score ``n_samples`` resamples (with replacement) of the sentences behind ``rows``."""
     import numpy as np
 
+    if n_samples < 1:
+        raise ConfigError(f"the number of bootstrap resamples must be positive, got {n_samples}")
     label, seed = seed_from_environment()
     rng = np.random.default_rng(seed)
     indices = rng.choice(len(rows), size=(n_samples, len(rows)), replace=True)
     stats = np.array(rows, dtype="float32")
-    scores = [metric.score_from_values(sample.sum(0)) for sample in stats[indices]]
+    scores = [metric.score_from_values(sums) for sums in resampled_sums(stats, indices)]
     return label, scores

@@ -122,7 +122,7 @@ def test_from_signature_reproduces_options() -> None:
         ("nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp", [], "says nrefs:2 but 1 reference"),
         ("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp", ["-tok", "intl"],
          "--tokenize conflicts with --from-signature"),
-        ("nrefs:1|bs:1000|case:mixed|tok:13a", [], "bs:1000 needs bootstrap"),
+        ("nrefs:1|ar:1000|case:mixed|tok:13a", [], "ar:1000 needs approximate randomisation"),
         ("nrefs:1|colour:blue", [], "unknown signature field 'colour'"),
     ],
 )

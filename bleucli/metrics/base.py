@@ -160,7 +160,10 @@ class Score:
         lower_idx = len(ordered) // 40
         upper_idx = len(ordered) - lower_idx - 1
         self._ci = 0.5 * (ordered[upper_idx] - ordered[lower_idx])
-        self._mean = statistics.mean(ordered)
+        try:  # numpy float32 scores keep SacreBLEU's (float32) mean ...
+            self._mean = statistics.mean(ordered)
+        except TypeError:  # ... but a mix of float32 and float cannot be averaged that way
+            self._mean = statistics.mean(float(x) for x in ordered)
 
     def __repr__(self) -> str:
         return self.format()
