@@ -78,6 +78,10 @@ class Options:
     jobs: int = 1
     confidence: bool = False
     confidence_n: int = 1000
+    paired_bs: bool = False
+    paired_ar: bool = False
+    paired_bs_n: int = 1000
+    paired_ar_n: int = 10000
 
     def __init__(self, **values: Any) -> None:
         self.bleu: dict[str, Any] = {}
@@ -150,6 +154,14 @@ class Options:
               help="Bootstrap 95% confidence interval per metric (seed: BLEUCLI_SEED).")
 @click.option("-cin", "--confidence-n", type=click.IntRange(min=1), default=1000,
               show_default=True, help="Bootstrap resamples for --confidence.")
+@click.option("-pbs", "--paired-bs", is_flag=True,
+              help="Paired bootstrap test of every -i system against the first.")
+@click.option("-par", "--paired-ar", is_flag=True,
+              help="Paired approximate randomisation test against the first system.")
+@click.option("-pbsn", "--paired-bs-n", type=click.IntRange(min=1), default=1000,
+              show_default=True, help="Resamples for --paired-bs.")
+@click.option("-parn", "--paired-ar-n", type=click.IntRange(min=1), default=10000,
+              show_default=True, help="Trials for --paired-ar.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes for big files (same result for any number).")
 @click.option("--from-signature", multiple=True, metavar="SIG",
@@ -196,6 +208,8 @@ def command(ctx: click.Context, **params: Any) -> None:
         quiet=params["quiet"], short=params["short"],
         from_signature=params["from_signature"], jobs=params["jobs"],
         confidence=params["confidence"], confidence_n=params["confidence_n"],
+        paired_bs=params["paired_bs"], paired_ar=params["paired_ar"],
+        paired_bs_n=params["paired_bs_n"], paired_ar_n=params["paired_ar_n"],
         bleu={
             "tokenize": params["tokenize"], "lowercase": params["lowercase"],
             "smooth_method": params["smooth_method"], "smooth_value": params["smooth_value"],

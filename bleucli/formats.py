@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from bleucli.metrics.base import Score
 
@@ -72,4 +73,61 @@ def multi_system(results: Sequence[Result], fmt: str, width: int, short: bool) -
     )
     legend = ["", "-----------------", "Metric signatures", "-----------------"]
     legend += [f" - {name:<10} {sig}" for name, sig in signatures.items()]
+    return table + "\n" + "\n".join(legend)
+
+
+def paired_table(systems: Sequence[str], results: dict, signatures: dict[str, str], fmt: str,
+                 width: int, test: str, n_samples: int) -> str:
+    """Systems x metrics with p-values against the baseline (first row), and a legend.
+
+    A cell is ``score`` (bootstrap: ``score (mean ± half-interval)``) and ``(p = ...)``;
+    ``*`` marks p <= 0.05, a difference unlikely to be chance.
+    """
+    names = [f"Baseline: {systems[0]}", *systems[1:]]
+    if fmt == "json":
+        rows = []
+        for i, system in enumerate(names):
+            row: dict[str, Any] = {"system": system}
+            for metric, per_system in results.items():
+                r = per_system[i]
+                row[metric] = {"score": round(float(r.score), width),
+                               "p_value": None if r.p_value is None else float(r.p_value),
+                               "mean": None if r.mean is None else round(float(r.mean), width),
+                               "ci": None if r.ci is None else round(float(r.ci), width),
+                               "significant": r.p_value is not None and r.p_value <= 0.05}
+            rows.append(row)
+        return json.dumps({"test": test, "samples": n_samples, "systems": rows,
+                           "signatures": signatures}, indent=1, ensure_ascii=False)
+    from tabulate import tabulate
+
+    separator = "\n" if fmt == "text" else " "
+    headers = ["System"]
+    columns = []
+    for metric, per_system in results.items():
+        bootstrap = any(r.mean is not None for r in per_system)
+        headers.append(f"{metric} (μ ± 95% CI)" if bootstrap else metric)
+        cells = []
+        for r in per_system:
+            cell = f"{r.score:.{width}f}"
+            if r.mean is not None:
+                cell += f" ({r.mean:.{width}f} ± {r.ci:.{width}f})"
+            if r.p_value is not None:
+                cell += f"{separator}(p = {r.p_value:.4f})" + ("*" if r.p_value <= 0.05 else "")
+            cells.append(cell)
+        columns.append(cells)
+    table = tabulate([[name, *row] for name, row in zip(names, zip(*columns))],
+                     headers=headers, tablefmt=TABLE_FORMATS.get(fmt, "fancy_grid"),
+                     colalign=("right",), stralign="center", disable_numparse=True)
+    kind = ("paired bootstrap resampling" if test == "bs" else "approximate randomization")
+    legend = [
+        "",
+        f"{kind.capitalize()} test, {n_samples} samples; every system against the baseline.",
+        "* p <= 0.05: the difference to the baseline is unlikely to be due to chance "
+        "(it says nothing about which system is better).",
+        "",
+        "Metric signatures:",
+        *[f" - {name:<10} {sig}" for name, sig in signatures.items()],
+    ]
+    if fmt == "latex":
+        legend = ["% " + line if line else "%" for line in legend]
     return table + "\n" + "\n".join(legend)

@@ -282,7 +282,8 @@ def can_stream(options: Options) -> bool:
     """One system file against reference files: score in bounded memory, chunk by chunk
     (resampling needs every sentence's statistics, so ``--confidence`` does not stream)."""
     return (options.test_set is None and len(options.inputs) == 1 and bool(options.refs)
-            and options.inputs[0] != "-" and not options.confidence)
+            and options.inputs[0] != "-" and not options.confidence
+            and not (options.paired_bs or options.paired_ar))
 
 
 def run_streaming(options: Options) -> str:
@@ -387,6 +388,8 @@ def run(options: Options) -> str:
         if options.confidence:
             raise ConfigError("confidence intervals are unavailable with --sentence-level")
         return sentence_level(options, metrics, systems, testset_fields)
+    if options.paired_bs or options.paired_ar:
+        return paired(options, metrics, systems)
     if options.confidence and len(systems) > 1:
         raise ConfigError("--confidence scores one system; compare several with paired tests")
     n_bootstrap = options.confidence_n if options.confidence else 1
@@ -415,6 +418,24 @@ def _corpus(metric: Metric, system: TextSource, testset_fields: dict[str, str | 
             n_bootstrap: int = 1) -> tuple[Any, Any]:
     score = metric.corpus_score(system.lines, None, n_bootstrap=n_bootstrap)
     return score, _signature(metric, testset_fields)
+
+
+def paired(options: Options, metrics: dict[str, Metric], systems: list[TextSource]) -> str:
+    """``--paired-bs`` / ``--paired-ar``: every system against the first one."""
+    from bleucli.formats import paired_table
+    from bleucli.paired import run_paired
+
+    if options.paired_bs and options.paired_ar:
+        raise ConfigError("choose one of --paired-bs and --paired-ar")
+    if len(systems) < 2:
+        raise ConfigError("paired tests need several systems: -i baseline.txt system.txt ...")
+    test = "bs" if options.paired_bs else "ar"
+    n_samples = options.paired_bs_n if test == "bs" else options.paired_ar_n
+    results, signatures = run_paired(test, dict(sorted(metrics.items())),
+                                     [(s.name, s.lines) for s in systems], n_samples)
+    return paired_table([s.name for s in systems], results,
+                        {k: v.format(options.short) for k, v in signatures.items()},
+                        options.fmt, options.width, test, n_samples)
 
 
 def sentence_level(options: Options, metrics: dict[str, Metric], systems: list[TextSource],

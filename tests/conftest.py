@@ -95,3 +95,11 @@ def write(tmp_path: Path):
         return str(path)
 
     return _write
+
+
+@pytest.fixture(scope="session")
+def monkeypatch_session():
+    """A monkeypatch usable from hypothesis tests (function-scoped fixtures are not)."""
+    patcher = pytest.MonkeyPatch()
+    yield patcher
+    patcher.undo()

@@ -1,0 +1,134 @@
+"""Paired significance tests between systems: bootstrap resampling and approximate
+randomisation, with SacreBLEU's draws (numpy ``default_rng``, same order, float32 sums for
+the bootstrap), so a fixed seed gives SacreBLEU's p-values.
+
+Each system is compared with the first one (the baseline) on per-sentence statistics
+extracted once; resamples never re-tokenise anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bleucli.errors import ConfigError
+from bleucli.metrics.base import Metric
+from bleucli.significance import resampled_sums, seed_from_environment
+
+DEFAULT_SAMPLES = {"bs": 1000, "ar": 10000}
+
+
+@dataclass
+class PairedResult:
+    """A system's score under one metric, with its p-value against the baseline and, for
+    the bootstrap test, the resampled mean and 95% half-interval."""
+
+    score: float
+    p_value: float | None = None
+    mean: float | None = None
+    ci: float | None = None
+
+
+def estimate_ci(scores) -> tuple[float, float]:
+    """Mean and half-width of the 2.5%..97.5% range of resampled scores (numpy, as SacreBLEU)."""
+    import numpy as np
+
+    ordered = np.sort(scores)
+    lower = len(ordered) // 40
+    upper = len(ordered) - lower - 1
+    return ordered.mean(), 0.5 * (ordered[upper] - ordered[lower])
+
+
+def p_value(differences, observed: float) -> float:
+    """Share of resampled differences above the observed one, with the +1 correction."""
+    import numpy as np
+
+    return (np.sum(differences > observed).item() + 1) / (len(differences) + 1)
+
+
+def _scores(metric: Metric, sums) -> Any:
+    import numpy as np
+
+    return np.array([metric.score_from_values(row).score for row in sums])
+
+
+def paired_bootstrap(metric: Metric, baseline_rows, system_rows, n_samples: int,
+                     seed: int | None) -> PairedResult:
+    """Moses' bootstrap-hypothesis-difference-significance, as SacreBLEU runs it."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    indices = rng.choice(len(system_rows), size=(n_samples, len(system_rows)), replace=True)
+    system_score = metric.score_from_values(_column_sums(system_rows)).score
+    baseline_score = metric.score_from_values(_column_sums(baseline_rows)).score
+    baseline = np.array(baseline_rows, dtype="float32")
+    system = np.array(system_rows, dtype="float32")
+    scores_baseline = _scores(metric, resampled_sums(baseline, indices))
+    scores_system = _scores(metric, resampled_sums(system, indices))
+    mean, ci = estimate_ci(scores_system)
+    differences = np.abs(scores_system - scores_baseline)
+    centred = differences - differences.mean()
+    return PairedResult(system_score, p_value(centred, abs(baseline_score - system_score)),
+                        mean, ci)
+
+
+def paired_randomization(metric: Metric, baseline_rows, system_rows, n_samples: int,
+                         seed: int | None) -> PairedResult:
+    """Approximate randomisation: swap each sentence's outputs between the two systems."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    pick = rng.integers(2, size=(n_samples, len(system_rows)), dtype=bool)
+    baseline, system = np.array(baseline_rows), np.array(system_rows)
+    system_score = metric.score_from_values(_column_sums(system_rows)).score
+    baseline_score = metric.score_from_values(_column_sums(baseline_rows)).score
+    shuffled_a = pick @ baseline + ~pick @ system
+    shuffled_b = ~pick @ baseline + pick @ system
+    differences = np.abs(_scores(metric, shuffled_a) - _scores(metric, shuffled_b))
+    return PairedResult(system_score, p_value(differences, abs(baseline_score - system_score)))
+
+
+def _column_sums(rows: Sequence[Sequence[Any]]) -> list[Any]:
+    totals = list(rows[0])
+    for row in rows[1:]:
+        for i, value in enumerate(row):
+            totals[i] += value
+    return totals
+
+
+TESTS = {"bs": paired_bootstrap, "ar": paired_randomization}
+
+
+def run_paired(test: str, metrics: dict[str, Metric], systems: list[tuple[str, list[str]]],
+               n_samples: int = 0, jobs: int = 1):
+    """Results per metric name (display name) per system, and the signatures to print."""
+    if test not in TESTS:
+        raise ConfigError(f"unknown paired test {test!r}")
+    if len(systems) < 2:
+        raise ConfigError("paired tests need at least two systems (-i baseline system ...)")
+    n_samples = n_samples or DEFAULT_SAMPLES[test]
+    label, seed = seed_from_environment()
+    seed = seed if seed else None  # SacreBLEU treats seed 0 as "no seed"
+    results: dict[str, list[PairedResult]] = {}
+    signatures = {}
+    for metric in metrics.values():
+        rows = [metric.per_sentence_stats(hyps, None) for _, hyps in systems]
+        baseline = metric.score_from_values(_column_sums(rows[0]))
+        base_result = PairedResult(baseline.score)
+        if test == "bs":
+            from bleucli.significance import bootstrap_scores
+
+            _, samples = bootstrap_scores(rows[0], metric, n_samples)
+            base_result.mean, base_result.ci = estimate_ci(
+                __import__("numpy").array([s.score for s in samples]))
+        name = baseline.name
+        results[name] = [base_result] + [
+            TESTS[test](metric, rows[0], system_rows, n_samples, seed)
+            for system_rows in rows[1:]
+        ]
+        signature = metric.get_signature()
+        signature.update("seed", label)
+        signature.update(test, n_samples)
+        signatures[name] = signature
+    return results, signatures
