@@ -97,7 +97,8 @@ class Options:
 @click.command(
     name="bleucli",
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-    epilog="Exit codes: 0 ok, 1 bad input or options, 2 usage error, 130 interrupted.",
+    epilog="Subcommand: bleucli report RESULT.json... (a table from many results). "
+           "Exit codes: 0 ok, 1 bad input or options, 2 usage error, 130 interrupted.",
 )
 @click.argument("refs", nargs=-1, metavar="[REFS]...")
 @click.option("-i", "--input", "inputs", multiple=True, metavar="FILE...",
@@ -235,6 +236,22 @@ def command(ctx: click.Context, **params: Any) -> None:
         click.echo(output)
 
 
+@click.command(name="report",
+               context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("results", nargs=-1, required=True, metavar="[NAME:]RESULT.json...")
+@click.option("-f", "--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text",
+              show_default=True)
+@click.option("-w", "--width", type=int, default=1, show_default=True)
+def report_command(results: tuple[str, ...], fmt: str, width: int) -> None:
+    """Systems x test sets x metrics from bleucli JSON results (one file per system)."""
+    from bleucli.report import build_report
+
+    click.echo(build_report(list(results), fmt, width))
+
+
+SUBCOMMANDS = {"report": report_command}
+
+
 def _configure_logging(quiet: bool) -> None:
     """Messages go to stderr as ``bleucli: ...``; ``-q`` keeps only warnings and errors."""
     import logging
@@ -256,8 +273,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         signal(SIGPIPE, SIG_DFL)
     except (ImportError, ValueError):
         pass
+    selected, prog = command, "bleucli"
+    if args and args[0] in SUBCOMMANDS:
+        selected, prog, args = SUBCOMMANDS[args[0]], f"bleucli {args[0]}", args[1:]
     try:
-        command.main(expand_variadic(args), prog_name="bleucli", standalone_mode=False)
+        selected.main(expand_variadic(args) if selected is command else args, prog_name=prog,
+                      standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("bleucli: interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)

@@ -103,3 +103,11 @@ def monkeypatch_session():
     patcher = pytest.MonkeyPatch()
     yield patcher
     patcher.undo()
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private test-set cache for tests that use the built-in sample set."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("BLEUCLI_CACHE", str(folder))
+    return folder
