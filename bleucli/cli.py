@@ -82,6 +82,7 @@ class Options:
     paired_ar: bool = False
     paired_bs_n: int = 1000
     paired_ar_n: int = 10000
+    paired_jobs: int = 1
 
     def __init__(self, **values: Any) -> None:
         self.bleu: dict[str, Any] = {}
@@ -97,7 +98,7 @@ class Options:
 @click.command(
     name="bleucli",
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-    epilog="Subcommand: bleucli report RESULT.json... (a table from many results). "
+    epilog="\b\nSubcommand: bleucli report RESULT.json...  (one table from many results)\n"
            "Exit codes: 0 ok, 1 bad input or options, 2 usage error, 130 interrupted.",
 )
 @click.argument("refs", nargs=-1, metavar="[REFS]...")
@@ -163,6 +164,8 @@ class Options:
               show_default=True, help="Resamples for --paired-bs.")
 @click.option("-parn", "--paired-ar-n", type=click.IntRange(min=1), default=10000,
               show_default=True, help="Trials for --paired-ar.")
+@click.option("-j", "--paired-jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Worker processes for paired tests (same results for any number).")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes for big files (same result for any number).")
 @click.option("--from-signature", multiple=True, metavar="SIG",
@@ -211,6 +214,7 @@ def command(ctx: click.Context, **params: Any) -> None:
         confidence=params["confidence"], confidence_n=params["confidence_n"],
         paired_bs=params["paired_bs"], paired_ar=params["paired_ar"],
         paired_bs_n=params["paired_bs_n"], paired_ar_n=params["paired_ar_n"],
+        paired_jobs=params["paired_jobs"],
         bleu={
             "tokenize": params["tokenize"], "lowercase": params["lowercase"],
             "smooth_method": params["smooth_method"], "smooth_value": params["smooth_value"],

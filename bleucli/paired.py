@@ -100,9 +100,26 @@ def _column_sums(rows: Sequence[Sequence[Any]]) -> list[Any]:
 TESTS = {"bs": paired_bootstrap, "ar": paired_randomization}
 
 
+#: What forked workers read: set by run_paired just before the pool starts.
+_SHARED: dict[str, Any] = {}
+
+
+def _test_one(task: tuple[str, int]) -> PairedResult:
+    name, k = task
+    metric, rows = _SHARED["metrics"][name], _SHARED["rows"][name]
+    return TESTS[_SHARED["test"]](metric, rows[0], rows[k], _SHARED["n"], _SHARED["seed"])
+
+
 def run_paired(test: str, metrics: dict[str, Metric], systems: list[tuple[str, list[str]]],
                n_samples: int = 0, jobs: int = 1):
-    """Results per metric name (display name) per system, and the signatures to print."""
+    """Results per metric name (display name) per system, and the signatures to print.
+
+    With ``jobs > 1`` the (metric, system) comparisons run in forked worker processes; each
+    comparison draws from its own generator seeded alike, so the results do not depend on
+    ``jobs``.
+    """
+    import numpy as np
+
     if test not in TESTS:
         raise ConfigError(f"unknown paired test {test!r}")
     if len(systems) < 2:
@@ -110,25 +127,43 @@ def run_paired(test: str, metrics: dict[str, Metric], systems: list[tuple[str, l
     n_samples = n_samples or DEFAULT_SAMPLES[test]
     label, seed = seed_from_environment()
     seed = seed if seed else None  # SacreBLEU treats seed 0 as "no seed"
+    by_name: dict[str, Metric] = {}
+    rows: dict[str, list] = {}
     results: dict[str, list[PairedResult]] = {}
     signatures = {}
     for metric in metrics.values():
-        rows = [metric.per_sentence_stats(hyps, None) for _, hyps in systems]
-        baseline = metric.score_from_values(_column_sums(rows[0]))
+        per_system = [metric.per_sentence_stats(hyps, None) for _, hyps in systems]
+        baseline = metric.score_from_values(_column_sums(per_system[0]))
         base_result = PairedResult(baseline.score)
         if test == "bs":
             from bleucli.significance import bootstrap_scores
 
-            _, samples = bootstrap_scores(rows[0], metric, n_samples)
-            base_result.mean, base_result.ci = estimate_ci(
-                __import__("numpy").array([s.score for s in samples]))
-        name = baseline.name
-        results[name] = [base_result] + [
-            TESTS[test](metric, rows[0], system_rows, n_samples, seed)
-            for system_rows in rows[1:]
-        ]
+            _, samples = bootstrap_scores(per_system[0], metric, n_samples)
+            base_result.mean, base_result.ci = estimate_ci(np.array([s.score for s in samples]))
+        by_name[baseline.name], rows[baseline.name] = metric, per_system
+        results[baseline.name] = [base_result]
         signature = metric.get_signature()
         signature.update("seed", label)
         signature.update(test, n_samples)
-        signatures[name] = signature
+        signatures[baseline.name] = signature
+    tasks = [(name, k) for name in results for k in range(1, len(systems))]
+    _SHARED.update(metrics=by_name, rows=rows, test=test, n=n_samples, seed=seed)
+    try:
+        if jobs > 1 and _can_fork():
+            import multiprocessing
+
+            with multiprocessing.get_context("fork").Pool(min(jobs, len(tasks))) as pool:
+                outcomes = pool.map(_test_one, tasks)
+        else:
+            outcomes = [_test_one(task) for task in tasks]
+    finally:
+        _SHARED.clear()
+    for (name, _), outcome in zip(tasks, outcomes):
+        results[name].append(outcome)
     return results, signatures
+
+
+def _can_fork() -> bool:
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()

@@ -231,13 +231,18 @@ def download(options: Options) -> str:
 def load_systems(options: Options) -> list[TextSource]:
     """Hypothesis streams: one per ``-i`` file, or tab-separated columns of standard input."""
     if options.inputs:
+        import os
+
         systems = []
-        for path in options.inputs:
-            if path in (s.name for s in systems):
-                raise ConfigError(f"{path!r} is given twice as a system")
+        for spec in options.inputs:
+            name, sep, path = spec.partition(":")
+            if not sep or os.path.exists(spec):  # "name:path" names a system
+                name = path = spec
+            if name in (s.name for s in systems):
+                raise ConfigError(f"{name!r} is given twice as a system")
             source = read_file(path, options.encoding)
             require_nonempty(source)
-            systems.append(source)
+            systems.append(TextSource(name, source.lines))
         return systems
     if sys.stdin is None or sys.stdin.isatty():
         raise ConfigError("no hypotheses: pass -i FILE or pipe them on standard input")
@@ -281,8 +286,10 @@ def build_metrics(options: Options, references: list[list[str]]) -> dict[str, Me
 def can_stream(options: Options) -> bool:
     """One system file against reference files: score in bounded memory, chunk by chunk
     (resampling needs every sentence's statistics, so ``--confidence`` does not stream)."""
+    import os
+
     return (options.test_set is None and len(options.inputs) == 1 and bool(options.refs)
-            and options.inputs[0] != "-" and not options.confidence
+            and os.path.exists(options.inputs[0]) and not options.confidence
             and not (options.paired_bs or options.paired_ar))
 
 
@@ -432,7 +439,8 @@ def paired(options: Options, metrics: dict[str, Metric], systems: list[TextSourc
     test = "bs" if options.paired_bs else "ar"
     n_samples = options.paired_bs_n if test == "bs" else options.paired_ar_n
     results, signatures = run_paired(test, dict(sorted(metrics.items())),
-                                     [(s.name, s.lines) for s in systems], n_samples)
+                                     [(s.name, s.lines) for s in systems], n_samples,
+                                     jobs=options.paired_jobs)
     return paired_table([s.name for s in systems], results,
                         {k: v.format(options.short) for k, v in signatures.items()},
                         options.fmt, options.width, test, n_samples)

@@ -217,6 +217,11 @@ def bench(sizes: list[int], repeats: int, ter_limit: int, folder: Path) -> Table
                     files + ["-b", "-w", "6"], repeats)
         compare_cli(table, "CLI `--sentence-level` BLEU", str(n),
                     files + ["-sl", "-b", "-w", "4"], repeats)
+        if n == min(sizes):
+            paired = [str(paths["ref"]), "-i", str(paths["sys0"]), str(paths["sys1"]),
+                      str(paths["sys2"]), "-m", "bleu", "chrf", "ter", "--paired-bs"]
+            compare_cli(table, "CLI `--paired-bs`, 3 systems x 3 metrics", str(n), paired,
+                        repeats, check=False)
     largest = corpora[max(sizes)]
     cli = [str(largest["ref"]), "-i", str(largest["sys0"]), "-b"]
     table.memory = (max(sizes), peak_rss("sacrebleu", cli),  # type: ignore[attr-defined]

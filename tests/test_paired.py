@@ -99,3 +99,17 @@ def test_table_renderers() -> None:
     assert "% Metric signatures:" in latex
     tsv = paired_table(["a.txt", "b.txt"], results, signatures, "tsv", 2, "bs", 1000)
     assert tsv.splitlines()[2].split("\t")[-1].strip() == "31.50 (31.40 ± 1.10) (p = 0.0100)*"
+
+
+def test_paired_jobs_do_not_change_results(write) -> None:
+    other, third = write("o.de", lines(REF2)), write("t.de", lines(REF))
+    args = [REF, "-i", HYP, other, third, "-m", "bleu", "chrf", "ter", "--paired-bs",
+            "-pbsn", "300", "-f", "json", "-w", "4"]
+    assert run_cli([*args, "-j", "1"]).stdout == run_cli([*args, "-j", "3"]).stdout
+
+
+def test_systems_can_be_named(write) -> None:
+    other = write("o.de", lines(REF2))
+    out = run_cli([REF, "-i", f"mine:{HYP}", f"theirs:{other}", "--paired-ar", "-parn", "100",
+                   "-f", "json"]).stdout
+    assert [s["system"] for s in json.loads(out)["systems"]] == ["Baseline: mine", "theirs"]
