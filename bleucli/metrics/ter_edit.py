@@ -127,9 +127,7 @@ class BeamEditDistance:
                     best = up + 1
                 if left + 1 < best:
                     best = left + 1
-                if best > INF:
-                    best = INF
-                append(best)
+                append(best)  # cells fed only by out-of-beam cells exceed INF: never used
                 left = best
             prev = [INF] * bounds[i][0] + computed + [INF] * (width - high)
             if keep is not None:
@@ -152,14 +150,21 @@ class BeamEditDistance:
             self._mismatch[word] = row
         return row
 
-    def cost_and_trace(self, hyp: Sequence[int]) -> tuple[int, list[int], list[list[int]]]:
+    def cost_and_trace(self, hyp: Sequence[int], known: list[list[int]] | None = None,
+                       same_prefix: int = 0) -> tuple[int, list[int], list[list[int]]]:
         """Distance, the edit operations of one optimal path (first to last) and all rows.
 
-        Only costs are stored; the operation of each cell on the path is decided again when
-        tracing back, with tercom's preference: match/substitution, deletion, insertion.
+        ``known`` are the rows of a hypothesis that agrees with ``hyp`` on its first
+        ``same_prefix`` words (the previous round's, before the chosen shift): those rows are
+        reused. Only costs are stored; the operation of each cell on the path is decided
+        again when tracing back, with tercom's preference: match/substitution, deletion,
+        insertion.
         """
-        rows = [self.first_row_list]
-        self._extend(hyp, 0, self.first_row_list, rows)
+        if known is None:
+            rows, same_prefix = [self.first_row_list], 0
+        else:
+            rows = known[:same_prefix + 1]
+        self._extend(hyp, same_prefix, rows[-1], rows)
         ref = self.ref_list
         trace = []
         i, j = len(hyp), self.n_ref
@@ -256,15 +261,15 @@ def _shifted(words: list[int], start: int, length: int, target: int) -> list[int
 
 
 def _best_shift(hyp: list[int], ref: Sequence[int], distance: BeamEditDistance,
-                ref_positions: dict[int, list[int]],
-                checked: int) -> tuple[int, list[int], int, int]:
+                ref_positions: dict[int, list[int]], checked: int,
+                reuse: tuple[list[list[int]], int] | None = None):
     """The best-scoring shift of ``hyp``: (gain, shifted words, candidates checked so far,
-    distance of ``hyp`` itself).
+    distance of ``hyp`` itself, and what the next round can reuse of ``hyp``'s rows).
 
     Which candidates are tried does not depend on their scores, so they are collected
     first (in tercom's order, up to the candidate limit) and scored in one batch.
     """
-    pre_score, trace, rows = distance.cost_and_trace(hyp)
+    pre_score, trace, rows = distance.cost_and_trace(hyp, *(reuse or (None, 0)))
     align, ref_err, hyp_err = _alignment(trace)
     ref_sums, hyp_sums = _prefix_sums(ref_err), _prefix_sums(hyp_err)
     candidates: list[tuple[int, int, int, list[int]]] = []
@@ -292,7 +297,7 @@ def _best_shift(hyp: list[int], ref: Sequence[int], distance: BeamEditDistance,
         if checked >= MAX_SHIFT_CANDIDATES:
             break
     if not candidates:
-        return 0, hyp, checked, pre_score
+        return 0, hyp, checked, pre_score, None
     starts = [min(start_h, target) for _, start_h, target, _ in candidates]
     words_list = [words for *_, words in candidates]
     first_change = min(starts)
@@ -304,13 +309,13 @@ def _best_shift(hyp: list[int], ref: Sequence[int], distance: BeamEditDistance,
     else:
         costs = distance.python_costs(words_list, starts, rows)
     best_key: tuple[int, int, int, int] | None = None
-    best_words = hyp
-    for (length, start_h, target, words), cost in zip(candidates, costs):
+    best_words, best_start = hyp, 0
+    for (length, start_h, target, words), cost, start in zip(candidates, costs, starts):
         key = (pre_score - cost, length, -start_h, -target)
         if best_key is None or key > best_key:  # equal keys mean the same shift
-            best_key, best_words = key, words
+            best_key, best_words, best_start = key, words, start
     assert best_key is not None
-    return best_key[0], best_words, checked, pre_score
+    return best_key[0], best_words, checked, pre_score, (rows, best_start)
 
 
 def translation_edit_rate(hyp_words: Sequence[str], ref_words: Sequence[str]) -> tuple[int, int]:
@@ -327,9 +332,10 @@ def translation_edit_rate(hyp_words: Sequence[str], ref_words: Sequence[str]) ->
     distance = BeamEditDistance(ref, len(hyp))
     shifts = 0
     checked = 0
+    reuse = None
     while True:
-        gain, shifted, checked, distance_now = _best_shift(hyp, ref, distance, ref_positions,
-                                                           checked)
+        gain, shifted, checked, distance_now, reuse = _best_shift(
+            hyp, ref, distance, ref_positions, checked, reuse)
         if checked >= MAX_SHIFT_CANDIDATES or gain <= 0:
             break  # the last round scored the final hypothesis: its distance is known
         shifts += 1
