@@ -1,12 +1,13 @@
 """The ``bleucli`` command: parse options, call the library, print, exit.
 
 Flags and their meaning follow SacreBLEU 2.x's CLI so existing scripts keep working. Exit
-codes: 0 success, 1 bad data or options (a one-line ``bleucli: error:`` message on stderr),
-2 command-line usage errors (click's), 130 interrupted.
+codes (stable): 0 success, 1 bad data or options (a one-line ``bleucli: error:`` message on
+stderr), 2 command-line usage errors (click's), 3 ``bleucli gate`` failed, 130 interrupted.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -98,8 +99,10 @@ class Options:
 @click.command(
     name="bleucli",
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-    epilog="\b\nSubcommand: bleucli report RESULT.json...  (one table from many results)\n"
-           "Exit codes: 0 ok, 1 bad input or options, 2 usage error, 130 interrupted.",
+    epilog="\b\nSubcommands: bleucli report RESULT.json...   (one table from many results)\n"
+           "             bleucli gate CURRENT.json --baseline BASE.json   (CI regression gate)\n"
+           "Exit codes: 0 ok, 1 bad input or options, 2 usage error, 3 gate failed, "
+           "130 interrupted.",
 )
 @click.argument("refs", nargs=-1, metavar="[REFS]...")
 @click.option("-i", "--input", "inputs", multiple=True, metavar="FILE...",
@@ -253,7 +256,51 @@ def report_command(results: tuple[str, ...], fmt: str, width: int) -> None:
     click.echo(build_report(list(results), fmt, width))
 
 
-SUBCOMMANDS = {"report": report_command}
+@click.command(name="gate", context_settings={"help_option_names": ["-h", "--help"]},
+               epilog="Exit codes: 0 all checks passed, 3 a check failed, 1 unusable input, "
+                      "2 usage error.")
+@click.argument("current", metavar="CURRENT.json")
+@click.option("--baseline", "baseline_path", required=True, metavar="FILE",
+              help="Baseline results (JSON written by bleucli).")
+@click.option("--tolerance", type=float, default=0.0, show_default=True,
+              help="Allowed drop in absolute points for every metric.")
+@click.option("--tolerance-for", multiple=True, metavar="METRIC=POINTS",
+              help="Per-metric tolerance, e.g. chrF2=0.5 (repeatable).")
+@click.option("--min-score", multiple=True, metavar="METRIC=SCORE",
+              help="Required score, e.g. BLEU=30 (for TER: the maximum).")
+@click.option("--update-baseline", is_flag=True,
+              help="Replace the baseline with the current results (atomically) and pass.")
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+@click.option("--junit", metavar="FILE", help="Also write a JUnit XML report.")
+def gate_command(current: str, baseline_path: str, tolerance: float,
+                 tolerance_for: tuple[str, ...], min_score: tuple[str, ...],
+                 update_baseline: bool, fmt: str, junit: str | None) -> None:
+    """Compare CURRENT.json (bleucli's JSON output; - for stdin) with a baseline."""
+    from bleucli import gate
+
+    current_results = gate.load_results(current)
+    if update_baseline:
+        records = list(current_results.values())
+        gate.write_atomic(baseline_path, json.dumps(
+            records[0] if len(records) == 1 else records, indent=1, ensure_ascii=False) + "\n")
+        click.echo(f"baseline {baseline_path} updated with {len(records)} result(s)")
+        return
+    checks = gate.run_checks(gate.load_results(baseline_path), current_results, tolerance,
+                             gate.parse_thresholds(tolerance_for, "--tolerance-for"),
+                             gate.parse_thresholds(min_score, "--min-score"))
+    click.echo(gate.render_json(checks) if fmt == "json" else gate.render_text(checks))
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        annotations = gate.github_annotations(checks)
+        if annotations:
+            click.echo(annotations)
+    if junit:
+        gate.write_junit(checks, junit)
+    if any(c.status == "fail" for c in checks):
+        raise click.exceptions.Exit(gate.EXIT_GATE_FAILED)
+
+
+SUBCOMMANDS = {"report": report_command, "gate": gate_command}
 
 
 def _configure_logging(quiet: bool) -> None:
@@ -281,8 +328,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args and args[0] in SUBCOMMANDS:
         selected, prog, args = SUBCOMMANDS[args[0]], f"bleucli {args[0]}", args[1:]
     try:
-        selected.main(expand_variadic(args) if selected is command else args, prog_name=prog,
-                      standalone_mode=False)
+        returned = selected.main(expand_variadic(args) if selected is command else args,
+                                 prog_name=prog, standalone_mode=False)
+        if isinstance(returned, int) and returned:  # click returns Exit codes here
+            sys.exit(returned)
     except click.exceptions.Abort:
         click.echo("bleucli: interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from bleucli import BLEU
@@ -55,3 +57,32 @@ def test_round_trip_of_every_bleu_option() -> None:
 def test_rejects_what_it_cannot_read(bad: str) -> None:
     with pytest.raises(ConfigError):
         parse_signature(bad).bleu_options()
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["-m", "bleu", "-tok", "intl", "-lc", "-s", "floor", "-sv", "0.3"],
+        ["-m", "bleu", "-tok", "char", "-s", "add-k", "-sv", "2"],
+        ["-m", "bleu", "-tok", "zh", "-s", "none"],
+        ["-m", "chrf", "-cc", "4", "-cw", "2", "--chrf-beta", "1", "--chrf-whitespace",
+         "--chrf-lowercase", "--chrf-eps-smoothing"],
+        ["-m", "ter", "--ter-case-sensitive", "--ter-asian-support", "--ter-no-punct",
+         "--ter-normalized"],
+        ["-m", "bleu", "-ci", "-cin", "50"],
+        ["-t", "sample", "-l", "en-de", "-m", "chrf"],
+    ],
+)
+def test_cli_round_trip_of_every_signature_field(options, cache_dir) -> None:
+    """A published signature alone reproduces the options, the score and the signature."""
+    from tests.conftest import EXAMPLES, run_cli
+
+    refs = [] if "-t" in options else [str(EXAMPLES / "ref.de"), str(EXAMPLES / "ref2.de")]
+    hyp = ["-i", str(EXAMPLES / "hyp.de"), "-w", "6"]
+    first = run_cli([*refs, *options, *hyp])
+    assert first.exit_code == 0, first.stderr
+    record = json.loads(first.stdout)
+    again = run_cli([*refs, *hyp, "--from-signature", f"{record['name']}|{record['signature']}"])
+    assert again.exit_code == 0, again.stderr
+    repeat = json.loads(again.stdout)
+    assert (repeat["signature"], repeat["score"]) == (record["signature"], record["score"])

@@ -1,0 +1,112 @@
+"""``bleucli gate`` as CI runs it: real processes in a plain temporary folder."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLES, run_subprocess
+
+HYP, REF, REF2 = (str(EXAMPLES / n) for n in ("hyp.de", "ref.de", "ref2.de"))
+
+
+def score(folder: Path, name: str, *args: str) -> Path:
+    proc = run_subprocess([*args, "-m", "bleu", "chrf", "ter", "-w", "4"], cwd=folder)
+    assert proc.returncode == 0, proc.stderr
+    path = folder / name
+    path.write_bytes(proc.stdout)
+    return path
+
+
+@pytest.fixture
+def baseline(tmp_path: Path) -> Path:
+    current = score(tmp_path, "first.json", REF, "-i", HYP)
+    proc = run_subprocess(["gate", str(current), "--baseline", "baseline.json",
+                           "--update-baseline"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    return tmp_path / "baseline.json"
+
+
+def gate(folder: Path, current: Path, *args: str, env=None):
+    return run_subprocess(["gate", str(current), "--baseline", "baseline.json", *args],
+                          cwd=folder, env=env)
+
+
+def test_pass_on_identical_scores(tmp_path, baseline) -> None:
+    proc = gate(tmp_path, score(tmp_path, "now.json", REF, "-i", HYP))
+    assert proc.returncode == 0
+    out = proc.stdout.decode().splitlines()
+    assert out[0].startswith("PASS BLEU ") and out[-1] == "gate passed: 3 passed, 0 failed"
+
+
+def test_fail_by_tolerance_with_per_metric_override(tmp_path, baseline) -> None:
+    worse = tmp_path / "worse.de"
+    worse.write_text(Path(HYP).read_text(encoding="utf-8").replace("Der ", "Die "),
+                     encoding="utf-8")
+    current = score(tmp_path, "now.json", REF, "-i", str(worse))
+    strict = gate(tmp_path, current, "--tolerance", "0.1")
+    assert strict.returncode == 3
+    assert "FAIL BLEU" in strict.stdout.decode() and "worse by" in strict.stdout.decode()
+    lenient = gate(tmp_path, current, "--tolerance", "5")
+    assert lenient.returncode == 0
+    mixed = gate(tmp_path, current, "--tolerance", "5", "--tolerance-for", "TER=0.1")
+    assert mixed.returncode == 3 and "FAIL TER" in mixed.stdout.decode()
+    assert "PASS BLEU" in mixed.stdout.decode()
+
+
+def test_fail_by_min_score(tmp_path, baseline) -> None:
+    current = score(tmp_path, "now.json", REF, "-i", HYP)
+    assert gate(tmp_path, current, "--min-score", "BLEU=99").returncode == 3
+    assert gate(tmp_path, current, "--min-score", "BLEU=10").returncode == 0
+    over = gate(tmp_path, current, "--min-score", "TER=5")  # TER: a maximum
+    assert over.returncode == 3 and "maximum is 5" in over.stdout.decode()
+
+
+def test_fail_by_signature_mismatch_even_when_scores_improve(tmp_path, baseline) -> None:
+    current = score(tmp_path, "now.json", REF, REF2, "-i", HYP)  # two references: better BLEU
+    proc = gate(tmp_path, current, "--tolerance", "100")
+    assert proc.returncode == 3
+    assert "signature differs: nrefs:1 -> nrefs:2" in proc.stdout.decode()
+
+
+def test_missing_result_fails(tmp_path, baseline) -> None:
+    proc = run_subprocess([REF, "-i", HYP, "-m", "bleu"], cwd=tmp_path)
+    (tmp_path / "bleu.json").write_bytes(proc.stdout)
+    result = gate(tmp_path, tmp_path / "bleu.json")
+    assert result.returncode == 3 and "FAIL chrF2" in result.stdout.decode()
+
+
+def test_update_baseline_replaces_the_file(tmp_path, baseline) -> None:
+    current = score(tmp_path, "now.json", REF, REF2, "-i", HYP)
+    assert gate(tmp_path, current).returncode == 3
+    assert gate(tmp_path, current, "--update-baseline").returncode == 0
+    assert gate(tmp_path, current).returncode == 0
+    assert json.loads(baseline.read_text())[0]["nrefs"] == "2"
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".part")] == []
+
+
+def test_json_junit_and_github_annotations(tmp_path, baseline) -> None:
+    current = score(tmp_path, "now.json", REF, REF2, "-i", HYP)
+    proc = gate(tmp_path, current, "-f", "json", "--junit", "report.xml",
+                env={"GITHUB_ACTIONS": "true"})
+    assert proc.returncode == 3
+    text = proc.stdout.decode()
+    report = json.loads(text[:text.index("\n::error")])
+    assert report["passed"] is False
+    assert {c["reason"] for c in report["checks"]} == {"signature"}
+    assert "::error title=bleucli gate: BLEU::signature" in text
+    root = ET.parse(tmp_path / "report.xml").getroot()
+    suite = root.find("testsuite")
+    assert suite is not None and suite.get("tests") == "3" and suite.get("failures") == "3"
+    assert len(suite.findall("testcase/failure")) == 3
+
+
+def test_bad_input_exits_1(tmp_path) -> None:
+    (tmp_path / "bad.json").write_text("{broken")
+    proc = run_subprocess(["gate", "bad.json", "--baseline", "bad.json"], cwd=tmp_path)
+    assert proc.returncode == 1 and b"not a bleucli JSON result" in proc.stderr
+    usage = run_subprocess(["gate", "x.json"], cwd=tmp_path)  # --baseline is required
+    assert usage.returncode == 2
