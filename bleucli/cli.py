@@ -84,6 +84,7 @@ class Options:
     paired_bs_n: int = 1000
     paired_ar_n: int = 10000
     paired_jobs: int = 1
+    emit_stats: bool = False
 
     def __init__(self, **values: Any) -> None:
         self.bleu: dict[str, Any] = {}
@@ -101,6 +102,8 @@ class Options:
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog="\b\nSubcommands: bleucli report RESULT.json...   (one table from many results)\n"
            "             bleucli gate CURRENT.json --baseline BASE.json   (CI regression gate)\n"
+           "             bleucli stats REFS -i HYP ... > shard.json       (mergeable statistics)\n"
+           "             bleucli merge shard*.json                         (their corpus score)\n"
            "Exit codes: 0 ok, 1 bad input or options, 2 usage error, 3 gate failed, "
            "130 interrupted.",
 )
@@ -169,6 +172,7 @@ class Options:
               show_default=True, help="Trials for --paired-ar.")
 @click.option("-j", "--paired-jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes for paired tests (same results for any number).")
+@click.option("--emit-stats", is_flag=True, hidden=True)  # set by `bleucli stats`
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes for big files (same result for any number).")
 @click.option("--from-signature", multiple=True, metavar="SIG",
@@ -217,7 +221,7 @@ def command(ctx: click.Context, **params: Any) -> None:
         confidence=params["confidence"], confidence_n=params["confidence_n"],
         paired_bs=params["paired_bs"], paired_ar=params["paired_ar"],
         paired_bs_n=params["paired_bs_n"], paired_ar_n=params["paired_ar_n"],
-        paired_jobs=params["paired_jobs"],
+        paired_jobs=params["paired_jobs"], emit_stats=params["emit_stats"],
         bleu={
             "tokenize": params["tokenize"], "lowercase": params["lowercase"],
             "smooth_method": params["smooth_method"], "smooth_value": params["smooth_value"],
@@ -300,7 +304,35 @@ def gate_command(current: str, baseline_path: str, tolerance: float,
         raise click.exceptions.Exit(gate.EXIT_GATE_FAILED)
 
 
-SUBCOMMANDS = {"report": report_command, "gate": gate_command}
+@click.command(name="merge", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("shards", nargs=-1, required=True, metavar="SHARD.json...")
+@click.option("-f", "--format", "fmt", type=click.Choice(["json", "text"]), default=None)
+@click.option("-w", "--width", type=int, default=1, show_default=True)
+@click.option("-b", "--score-only", is_flag=True)
+@click.option("-sh", "--short", is_flag=True)
+def merge_command(shards: tuple[str, ...], fmt: str | None, width: int, score_only: bool,
+                  short: bool) -> None:
+    """Add statistics written by `bleucli stats` and print the corpus score."""
+    from bleucli.formats import Result, single_system
+    from bleucli.metrics.base import Signature
+    from bleucli.shards import merge
+
+    if fmt is None:
+        env_fmt = os.environ.get("BLEUCLI_FORMAT", "").lower()
+        fmt = env_fmt if env_fmt in ("json", "text") else "json"
+    results = []
+    for metric, score, signature in merge(list(shards)):
+        shortener = Signature(1, {}, metric.signature_abbreviations)
+        results.append(Result("merged", score, signature, shortener.shorten(signature)))
+    click.echo(single_system(results, fmt, width, score_only, short))
+
+
+def _stats_main(args: list[str]) -> list[str]:
+    """``bleucli stats ...`` is the main command writing statistics instead of scores."""
+    return ["--emit-stats", *args]
+
+
+SUBCOMMANDS = {"report": report_command, "gate": gate_command, "merge": merge_command}
 
 
 def _configure_logging(quiet: bool) -> None:
@@ -325,7 +357,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     except (ImportError, ValueError):
         pass
     selected, prog = command, "bleucli"
-    if args and args[0] in SUBCOMMANDS:
+    if args and args[0] == "stats":
+        args = _stats_main(args[1:])
+    elif args and args[0] in SUBCOMMANDS:
         selected, prog, args = SUBCOMMANDS[args[0]], f"bleucli {args[0]}", args[1:]
     try:
         returned = selected.main(expand_variadic(args) if selected is command else args,

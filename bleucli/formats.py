@@ -131,3 +131,19 @@ def paired_table(systems: Sequence[str], results: dict, signatures: dict[str, st
     if fmt == "latex":
         legend = ["% " + line if line else "%" for line in legend]
     return table + "\n" + "\n".join(legend)
+
+
+def sentence_rows(scores: dict[str, list[Score]], signatures: dict[str, str], fmt: str,
+                  width: int, score_only: bool, first_line: int) -> str:
+    """Per-sentence results: SacreBLEU's text lines (metrics tab-separated), JSON lines
+    (``{"line": n, "BLEU": ...}``) or TSV scores; ``first_line`` numbers the chunk."""
+    names = list(scores)
+    rows = list(zip(*scores.values()))
+    if fmt == "json":
+        return "\n".join(json.dumps({"line": first_line + i, **{
+            s.name: round(float(s.score), width) for s in row}}, ensure_ascii=False)
+            for i, row in enumerate(rows))
+    if fmt == "tsv":
+        return "\n".join("\t".join(f"{s.score:.{width}f}" for s in row) for row in rows)
+    return "\n".join("\t".join(s.format(width, score_only, signatures[name])
+                                for name, s in zip(names, row)) for row in rows)

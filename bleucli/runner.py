@@ -318,13 +318,19 @@ def run_streaming(options: Options) -> str:
 
     signatures: dict[str, str] = {}
 
+    fmt = sentence_format(options)
+    printed = [0]
+
     def print_rows(chunk: dict[str, list]) -> None:
-        columns = []
-        for name in sorted(chunk):
-            metric = metrics_holder[name]
-            columns.append([metric.score_from_values(row).format(
-                options.width, options.score_only, signatures[name]) for row in chunk[name]])
-        click.echo("\n".join("\t".join(cells) for cells in zip(*columns)))
+        from bleucli.formats import sentence_rows
+
+        scores = {name: [metrics_holder[name].score_from_values(row) for row in chunk[name]]
+                  for name in sorted(chunk)}
+        if fmt == "tsv" and printed[0] == 0:
+            click.echo("\t".join(s[0].name for s in scores.values() if s))
+        click.echo(sentence_rows(scores, signatures, fmt, options.width, options.score_only,
+                                 printed[0] + 1))
+        printed[0] += len(next(iter(chunk.values()), []))
 
     metrics_holder = {name: cls(**kwargs) for name, (cls, kwargs) in specs.items()}
     for name, metric in metrics_holder.items():
@@ -337,6 +343,12 @@ def run_streaming(options: Options) -> str:
     if count == 0:
         raise InputError(f"{options.inputs[0]}: empty file, nothing to score")
     warn_if_tokenised(tokenised[0])
+    if options.emit_stats:
+        from bleucli.shards import stats_document
+
+        for metric in metrics.values():
+            metric.num_refs = n_refs
+        return stats_document(metrics, specs, totals, count, {})
     if options.sentence_level:
         return ""
     results = []
@@ -391,12 +403,22 @@ def run(options: Options) -> str:
     testset_fields = {"test": options.test_set, "lang": options.language_pair
                       if options.test_set else None,
                       "origlang": options.origlang, "subset": options.subset}
-    if options.sentence_level:
+    if options.sentence_level and not options.emit_stats:
         if options.confidence:
             raise ConfigError("confidence intervals are unavailable with --sentence-level")
         return sentence_level(options, metrics, systems, testset_fields)
     if options.paired_bs or options.paired_ar:
         return paired(options, metrics, systems)
+    if options.emit_stats:
+        from bleucli.metrics.base import sum_rows
+        from bleucli.shards import stats_document
+
+        if len(systems) > 1:
+            raise ConfigError("bleucli stats writes the statistics of one system")
+        totals = {name: sum_rows(metric.per_sentence_stats(systems[0].lines, None))
+                  for name, metric in metrics.items()}
+        return stats_document(metrics, metric_specs(options), totals, len(systems[0].lines),
+                              testset_fields)
     if options.confidence and len(systems) > 1:
         raise ConfigError("--confidence scores one system; compare several with paired tests")
     n_bootstrap = options.confidence_n if options.confidence else 1
@@ -446,18 +468,28 @@ def paired(options: Options, metrics: dict[str, Metric], systems: list[TextSourc
                         options.fmt, options.width, test, n_samples)
 
 
+def sentence_format(options: Options) -> str:
+    """``-sl`` prints SacreBLEU's text lines unless ``-f json`` (JSON lines) or ``-f tsv`` is
+    asked for explicitly (JSON is only the default for corpus scores)."""
+    return options.fmt if "fmt" in options.explicit and options.fmt in ("json", "tsv") \
+        else "text"
+
+
 def sentence_level(options: Options, metrics: dict[str, Metric], systems: list[TextSource],
                    testset_fields: dict[str, str | None]) -> str:
-    """One line per sentence (metrics tab-separated); statistics come from the cached
-    references and each sentence's row is scored on its own."""
+    """One line per sentence; statistics come from the cached references and each
+    sentence's row is scored on its own."""
+    from bleucli.formats import sentence_rows
+
     if len(systems) > 1:
         raise ConfigError("only one system can be scored with --sentence-level")
-    columns = []
-    for _, metric in sorted(metrics.items()):
+    scores, signatures = {}, {}
+    for name, metric in sorted(metrics.items()):
         rows = metric.per_sentence_stats(systems[0].lines, None)
-        signature = _signature(metric, testset_fields).format(options.short)
-        columns.append([
-            metric.score_from_values(row).format(options.width, options.score_only, signature)
-            for row in rows
-        ])
-    return "\n".join("\t".join(cells) for cells in zip(*columns))
+        scores[name] = [metric.score_from_values(row) for row in rows]
+        signatures[name] = _signature(metric, testset_fields).format(options.short)
+    fmt = sentence_format(options)
+    body = sentence_rows(scores, signatures, fmt, options.width, options.score_only, 1)
+    if fmt == "tsv":
+        body = "\t".join(s[0].name for s in scores.values() if s) + "\n" + body
+    return body

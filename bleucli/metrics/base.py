@@ -92,6 +92,13 @@ class Signature:
         """Set a field (e.g. ``test`` and ``lang`` when scoring on a named test set)."""
         self.info[key] = value
 
+    def shorten(self, signature: str) -> str:
+        """The ``--short`` form of a long signature string of this metric."""
+        long_to_short = self.abbreviations
+        return "|".join(
+            f"{long_to_short.get(key, key)}:{value}"
+            for key, _, value in (field.partition(":") for field in signature.split("|")))
+
     def format(self, short: bool = False) -> str:
         keys = [k for k in self.info if k != "version"] + ["version"]
         pairs = []
@@ -374,5 +381,10 @@ def _stream_length(references: Any) -> int:
 
 
 def sum_rows(rows: Iterable[Sequence[Number]]) -> list[Number]:
-    """Column sums of per-sentence statistics (the corpus statistics), summed in row order."""
-    return [sum(column) for column in zip(*rows)]
+    """Column sums of per-sentence statistics (the corpus statistics), added one row after
+    the other as SacreBLEU does: ``sum()`` of floats is compensated on Python 3.12+, which
+    would change TER's last bits."""
+    from functools import reduce
+    from operator import add
+
+    return [reduce(add, column, 0) for column in zip(*rows)]

@@ -1,0 +1,115 @@
+"""Mergeable statistics: shards, ``bleucli stats``/``merge`` and Dask give the one-piece score."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bleucli
+from tests.conftest import EXAMPLES, corpora, run_cli
+
+HYP, REF, REF2 = (str(EXAMPLES / n) for n in ("hyp.de", "ref.de", "ref2.de"))
+
+
+def lines(path: str) -> list[str]:
+    return Path(path).read_text(encoding="utf-8").splitlines()
+
+
+@given(data=corpora(max_lines=10, max_refs=1), cuts=st.lists(st.integers(0, 10), max_size=4))
+def test_random_split_points_give_identical_scores(data, cuts) -> None:
+    hyps, refs = data
+    points = sorted({0, len(hyps), *(c for c in cuts if c <= len(hyps))})
+    for metric in (bleucli.BLEU(), bleucli.CHRF(word_order=2), bleucli.TER()):
+        whole = metric.corpus_score(hyps, refs)
+        shards = [metric.extract_stats(hyps[a:b], [r[a:b] for r in refs])
+                  for a, b in zip(points, points[1:]) if b > a]
+        total = shards[0]
+        for shard in shards[1:]:
+            total = total + shard
+        assert metric.score_from_stats(total).score == whole.score  # exactly
+
+
+@settings(max_examples=30)
+@given(data=corpora(max_lines=8, max_refs=3), cut=st.integers(1, 7))
+def test_multi_reference_ter_merges_to_within_float_rounding(data, cut) -> None:
+    hyps, refs = data
+    cut = min(cut, len(hyps))
+    metric = bleucli.TER()
+    merged = metric.extract_stats(hyps[:cut], [r[:cut] for r in refs])
+    if cut < len(hyps):
+        merged = merged + metric.extract_stats(hyps[cut:], [r[cut:] for r in refs])
+    assert metric.score_from_stats(merged).score == pytest.approx(
+        metric.corpus_score(hyps, refs).score, abs=1e-9)
+
+
+def test_cli_stats_and_merge(write) -> None:
+    hyp, ref, ref2 = lines(HYP), lines(REF), lines(REF2)
+    shards = []
+    for k, (a, b) in enumerate([(0, 11), (11, 19), (19, 30)]):
+        h, r1, r2 = (write(f"{n}{k}", x[a:b]) for n, x in (("h", hyp), ("r", ref), ("s", ref2)))
+        out = run_cli(["stats", r1, r2, "-i", h, "-m", "bleu", "chrf", "ter"])
+        assert out.exit_code == 0, out.stderr
+        shards.append(write(f"shard{k}.json", out.stdout))
+    merged = run_cli(["merge", *shards, "-w", "8", "-f", "text"]).stdout.splitlines()
+    whole = run_cli([REF, REF2, "-i", HYP, "-m", "bleu", "chrf", "ter", "-w", "8",
+                     "-f", "text"]).stdout.splitlines()
+    assert merged == whole
+    document = json.loads(Path(shards[0]).read_text())
+    assert document["format"] == "bleucli-stats" and document["metrics"][0]["sentences"] == 11
+
+
+def test_merge_refuses_mismatched_options(write) -> None:
+    a = write("a.json", run_cli(["stats", REF, "-i", HYP]).stdout)
+    b = write("b.json", run_cli(["stats", REF, "-i", HYP, "-tok", "intl"]).stdout)
+    c = write("c.json", run_cli(["stats", REF, "-i", HYP, "-m", "chrf"]).stdout)
+    result = run_cli(["merge", a, b])
+    assert result.exit_code == 1 and "cannot be merged" in result.stderr
+    assert "has metrics chrf" in run_cli(["merge", a, c]).stderr
+    bad = write("bad.json", '{"format": "other"}')
+    assert "not a bleucli stats file" in run_cli(["merge", bad]).stderr
+
+
+def test_stats_from_a_test_set_carry_its_fields(write, cache_dir) -> None:
+    out = run_cli(["stats", "-t", "sample", "-l", "en-de", "-i", HYP])
+    document = json.loads(out.stdout)
+    assert "|test:sample|lang:en-de|" in document["metrics"][0]["signature"]
+
+
+def test_sentence_level_json_lines_and_tsv() -> None:
+    jsonl = run_cli([REF, "-i", HYP, "-sl", "-m", "bleu", "ter", "-f", "json", "-w", "3"])
+    records = [json.loads(line) for line in jsonl.stdout.splitlines()]
+    assert [r["line"] for r in records] == list(range(1, 31))
+    expected = bleucli.BLEU(effective_order=True).sentence_score(lines(HYP)[4], [lines(REF)[4]])
+    assert records[4]["BLEU"] == round(expected.score, 3)
+    tsv = run_cli([REF, "-i", HYP, "-sl", "-m", "bleu", "ter", "-f", "tsv"]).stdout.splitlines()
+    assert tsv[0] == "BLEU\tTER" and len(tsv) == 31
+
+
+def test_dask_local_cluster_equals_single_process() -> None:
+    pytest.importorskip("dask.bag")
+    distributed = pytest.importorskip("distributed")
+    import dask.bag as db
+    import dask.dataframe as dd
+    import pandas as pd
+
+    from bleucli.distributed import score_dask
+
+    hyp, ref, ref2 = lines(HYP), lines(REF), lines(REF2)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster):
+        bag = db.from_sequence(list(zip(hyp, ref, ref2)), npartitions=4)
+        results = score_dask(bag, ["bleu", "chrf", "ter"], {"chrf": {"word_order": 2}})
+        frame = dd.from_pandas(pd.DataFrame({"hyp": hyp, "ref": ref}), npartitions=3)
+        single = score_dask(frame, ["bleu"])
+    assert results["bleu"][0].score == bleucli.BLEU().corpus_score(hyp, [ref, ref2]).score
+    assert results["chrf"][0].score == bleucli.CHRF(word_order=2).corpus_score(
+        hyp, [ref, ref2]).score
+    assert results["ter"][0].score == pytest.approx(
+        bleucli.TER().corpus_score(hyp, [ref, ref2]).score, abs=1e-9)
+    assert str(results["bleu"][1].get_signature()).startswith("nrefs:2|")
+    assert single["bleu"][0].score == bleucli.BLEU().corpus_score(hyp, [ref]).score
