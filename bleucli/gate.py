@@ -21,7 +21,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from bleucli.errors import ConfigError, InputError
+from bleucli.errors import ConfigError
+from bleucli.io import result_records
 
 EXIT_GATE_FAILED = 3
 #: Metrics where a lower score is better.
@@ -46,22 +47,9 @@ class Check:
 
 def load_results(path: str) -> dict[tuple[str, str], dict[str, Any]]:
     """Results of a JSON file keyed by (metric name, "test/lang")."""
-    import sys
-
-    try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputError(f"{path}: line {err.lineno}: not a bleucli JSON result ({err.msg})") \
-            from None
-    records = data if isinstance(data, list) else [data]
+    records = result_records(path)
     results = {}
     for record in records:
-        if not isinstance(record, dict) or "name" not in record or "score" not in record:
-            raise InputError(f"{path}: not a bleucli JSON result (needs 'name' and 'score')")
         test = "/".join(str(record[k]) for k in ("test", "lang") if record.get(k))
         results[(record["name"], test)] = record
     return results

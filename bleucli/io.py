@@ -104,3 +104,32 @@ def check_same_length(hypotheses: TextSource, references: Sequence[TextSource]) 
                 f"line counts differ: {hypotheses.name} has {len(hypotheses.lines)} lines, "
                 f"{ref.name} has {len(ref.lines)}"
             )
+
+
+def read_json(path: str, what: str) -> object:
+    """Parse a JSON file (``-``: standard input); errors name the file and line."""
+    import json
+    import sys
+
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open_binary(path) as handle:
+                text = handle.read().decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8, so not {what}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputError(f"{path}: line {err.lineno}: not {what} ({err.msg})") from None
+
+
+def result_records(path: str) -> list[dict]:
+    """The result objects of a bleucli/SacreBLEU JSON output file (one or a list)."""
+    data = read_json(path, "a bleucli JSON result")
+    records = data if isinstance(data, list) else [data]
+    for record in records:
+        if not isinstance(record, dict) or "name" not in record or "score" not in record:
+            raise InputError(f"{path}: not a bleucli JSON result (needs 'name' and 'score')")
+    return records

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bleucli.errors import InputError
+from bleucli.io import result_records
 
 _TESTSET_KEYS = ("test", "lang", "origlang", "subset")
 
@@ -22,18 +23,7 @@ def _load(spec: str) -> tuple[str, list[dict[str, Any]]]:
     name, sep, path = spec.partition(":")
     if not sep or Path(spec).exists():
         name, path = Path(spec).stem, spec
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except json.JSONDecodeError as err:
-        raise InputError(f"{path}: line {err.lineno}: not a bleucli JSON result ({err.msg})") \
-            from None
-    records = data if isinstance(data, list) else [data]
-    for record in records:
-        if not isinstance(record, dict) or "name" not in record or "score" not in record:
-            raise InputError(f"{path}: not a bleucli JSON result (needs 'name' and 'score')")
-    return name, records
+    return name, result_records(path)
 
 
 def build_report(specs: list[str], fmt: str = "text", width: int = 1) -> str:

@@ -10,10 +10,10 @@ last bits may differ from a one-piece run (as any other summation order would).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from bleucli.errors import ConfigError, InputError
+from bleucli.io import read_json
 from bleucli.metrics.base import Metric, Number
 from bleucli.version import __version__
 
@@ -41,13 +41,7 @@ def stats_document(metrics: dict[str, Metric], specs: dict[str, tuple[type, dict
 
 
 def _load(path: str) -> dict[str, Any]:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except json.JSONDecodeError as err:
-        raise InputError(f"{path}: line {err.lineno}: not a bleucli stats file ({err.msg})") \
-            from None
+    data = read_json(path, "a bleucli stats file")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise InputError(f"{path}: not a bleucli stats file (write one with `bleucli stats`)")
     if data.get("format_version") != FORMAT_VERSION:
