@@ -339,12 +339,22 @@ def _configure_logging(quiet: bool) -> None:
     """Messages go to stderr as ``bleucli: ...``; ``-q`` keeps only warnings and errors."""
     import logging
 
+    class StderrHandler(logging.StreamHandler):
+        """Writes to whatever ``sys.stderr`` is at the time (tests and tools swap it)."""
+
+        @property  # type: ignore[override]
+        def stream(self):
+            return sys.stderr
+
+        @stream.setter
+        def stream(self, _value) -> None:
+            pass
+
     logger = logging.getLogger("bleucli")
-    handler = logging.StreamHandler(sys.stderr)
+    handler = StderrHandler()
     handler.setFormatter(logging.Formatter("bleucli: %(message)s"))
     logger.handlers[:] = [handler]
     logger.setLevel(logging.WARNING if quiet else logging.INFO)
-    logger.propagate = False
 
 
 def main(argv: Sequence[str] | None = None) -> None:

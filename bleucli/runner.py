@@ -339,7 +339,8 @@ def run_streaming(options: Options) -> str:
     metrics, totals, count = score_stream(
         specs, options.inputs[0], list(options.refs), options.num_refs, options.encoding,
         jobs=options.jobs, keep_rows=options.sentence_level,
-        on_rows=print_rows if options.sentence_level else None, on_hypotheses=on_hypotheses)
+        on_rows=print_rows if options.sentence_level else None, on_hypotheses=on_hypotheses,
+        metrics=metrics_holder)
     if count == 0:
         raise InputError(f"{options.inputs[0]}: empty file, nothing to score")
     warn_if_tokenised(tokenised[0])

@@ -125,15 +125,17 @@ def _score_chunk(chunk: tuple[list[str], list[list[str]]], keep_rows: bool,
 
 def score_stream(specs: dict[str, tuple[type[Metric], dict[str, Any]]], hyp_path: str,
                  ref_paths: list[str], num_refs: int, encoding: str, jobs: int = 1,
-                 keep_rows: bool = False, on_rows=None,
-                 on_hypotheses=None) -> tuple[dict[str, Metric], dict[str, list[Number]], int]:
+                 keep_rows: bool = False, on_rows=None, on_hypotheses=None,
+                 metrics: dict[str, Metric] | None = None,
+                 ) -> tuple[dict[str, Metric], dict[str, list[Number]], int]:
     """Score ``hyp_path`` against ``ref_paths``; returns metrics, summed stats, line count.
 
     ``on_rows({name: rows})`` (with ``keep_rows``) receives each chunk's per-sentence rows
     in corpus order, for sentence-level output; ``on_hypotheses(lines)`` sees every chunk of
     hypotheses (for input checks).
     """
-    metrics = {name: cls(**kwargs) for name, (cls, kwargs) in specs.items()}
+    if metrics is None:
+        metrics = {name: cls(**kwargs) for name, (cls, kwargs) in specs.items()}
     hyp = LineReader(hyp_path, encoding)
     refs = [LineReader(p, encoding) for p in ref_paths]
     totals: dict[str, list[Number]] = {}
