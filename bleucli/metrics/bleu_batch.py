@@ -19,23 +19,61 @@ MIN_BATCH = 64
 
 
 class _Side:
-    """One stream of tokenised sentences (the hypotheses or one reference stream)."""
+    """One stream of tokenised sentences (the hypotheses or one reference stream), as
+    flat integer ids with per-token sentence numbers and positions."""
 
-    def __init__(self, sentences: Sequence[list[int] | None], n: int) -> None:
-        present = np.array([s is not None for s in sentences], dtype=bool)
-        self.lengths = np.array([len(s) if s is not None else 0 for s in sentences],
-                                dtype=np.int64)
+    def __init__(self, ids, lengths, present) -> None:
+        self.ids = ids
+        self.lengths = lengths
         self.present = present
-        flat = [t for s in sentences if s is not None for t in s]
-        self.ids = np.array(flat, dtype=np.int64)
-        self.sentence = np.repeat(np.arange(n, dtype=np.int64), self.lengths)
-        starts = np.cumsum(self.lengths) - self.lengths
-        self.position = np.arange(len(flat), dtype=np.int64) - np.repeat(starts, self.lengths)
+        n = len(lengths)
+        self.sentence = np.repeat(np.arange(n, dtype=np.int64), lengths)
+        starts = np.cumsum(lengths) - lengths
+        self.position = np.arange(len(ids), dtype=np.int64) - np.repeat(starts, lengths)
         self.gram = self.ids.copy()  # ids of the n-gram starting at each token, current order
+
+    @classmethod
+    def from_lists(cls, sentences: Sequence[list[int] | None]) -> _Side:
+        present = np.array([s is not None for s in sentences], dtype=bool)
+        lengths = np.array([len(s) if s is not None else 0 for s in sentences],
+                           dtype=np.int64)
+        ids = np.array([t for s in sentences if s is not None for t in s], dtype=np.int64)
+        return cls(ids, lengths, present)
 
     def valid(self, order: int):
         """Token positions where an n-gram of ``order`` starts."""
         return self.position + (order - 1) < self.lengths[self.sentence]
+
+
+def next_order_ids(sides: list[_Side], order: int, vocab_size: int) -> int:
+    """Give every side the dense ids of its n-grams of ``order`` (built from those of
+    ``order - 1``); returns how many distinct n-grams there are (at least 1)."""
+    masks = [side.valid(order) for side in sides]
+    keys = [side.gram[mask] * vocab_size + side.ids[np.flatnonzero(mask) + order - 1]
+            for side, mask in zip(sides, masks)]
+    if sum(len(k) for k in keys) == 0:
+        for side in sides:
+            side.gram = np.full(len(side.ids), -1, dtype=np.int64)
+        return 1
+    uniques, inverse = np.unique(np.concatenate(keys), return_inverse=True)
+    offset = 0
+    for side, mask, k in zip(sides, masks, keys):
+        side.gram = np.full(len(side.ids), -1, dtype=np.int64)
+        side.gram[mask] = inverse[offset:offset + len(k)]
+        offset += len(k)
+    return max(len(uniques), 1)
+
+
+def clipped_per_sentence(hyp_keys, hyp_counts, ref_keys, ref_counts, n_grams: int,
+                         n: int):
+    """Per sentence, the sum over shared n-grams of min(hypothesis count, reference count)."""
+    if len(ref_keys) == 0 or len(hyp_keys) == 0:
+        return np.zeros(n, dtype=np.int64)
+    where = np.searchsorted(ref_keys, hyp_keys)
+    clipped_where = np.minimum(where, len(ref_keys) - 1)
+    found = (where < len(ref_keys)) & (ref_keys[clipped_where] == hyp_keys)
+    clipped = np.where(found, np.minimum(hyp_counts, ref_counts[clipped_where]), 0)
+    return np.bincount(hyp_keys // n_grams, weights=clipped, minlength=n).astype(np.int64)
 
 
 def _counts(side: _Side, order: int, n_grams: int):
@@ -58,8 +96,8 @@ def batch_bleu_stats(hyps: Sequence[list[str]], refs: Sequence[Sequence[list[str
     def to_ids(sentence: list[str] | None) -> list[int] | None:
         return None if sentence is None else [lookup(t, len(vocabulary)) for t in sentence]
 
-    hyp = _Side([to_ids(s) for s in hyps], n)
-    ref_sides = [_Side([to_ids(s) for s in stream], n) for stream in refs]
+    hyp = _Side.from_lists([to_ids(s) for s in hyps])
+    ref_sides = [_Side.from_lists([to_ids(s) for s in stream]) for stream in refs]
     sides = [hyp, *ref_sides]
     vocab_size = max(len(vocabulary), 1)
 
@@ -69,30 +107,12 @@ def batch_bleu_stats(hyps: Sequence[list[str]], refs: Sequence[Sequence[list[str
     n_grams = vocab_size
     for order in range(1, max_order + 1):
         if order > 1:
-            # (id of the (m-1)-gram at i, id of word i+m-1) -> dense id of the m-gram at i
-            masks = [side.valid(order) for side in sides]
-            keys = [side.gram[mask] * vocab_size + side.ids[np.flatnonzero(mask) + order - 1]
-                    for side, mask in zip(sides, masks)]
-            if sum(len(k) for k in keys) == 0:
-                break
-            uniques, inverse = np.unique(np.concatenate(keys), return_inverse=True)
-            n_grams = max(len(uniques), 1)
-            offset = 0
-            for side, mask, k in zip(sides, masks, keys):
-                side.gram = np.full(len(side.ids), -1, dtype=np.int64)
-                side.gram[mask] = inverse[offset:offset + len(k)]
-                offset += len(k)
+            n_grams = next_order_ids(sides, order, vocab_size)
         hyp_keys, hyp_counts = _counts(hyp, order, n_grams)
         ref_keys, ref_counts = _max_counts([_counts(side, order, n_grams)
                                             for side in ref_sides])
-        where = np.searchsorted(ref_keys, hyp_keys)
-        where_clipped = np.minimum(where, max(len(ref_keys) - 1, 0))
-        found = (where < len(ref_keys)) & (ref_keys[where_clipped] == hyp_keys) \
-            if len(ref_keys) else np.zeros(len(hyp_keys), dtype=bool)
-        clipped = np.where(found, np.minimum(hyp_counts, ref_counts[where_clipped]
-                                             if len(ref_keys) else 0), 0)
-        rows[:, 1 + order] = np.bincount(hyp_keys // n_grams, weights=clipped,
-                                         minlength=n).astype(np.int64)
+        rows[:, 1 + order] = clipped_per_sentence(hyp_keys, hyp_counts, ref_keys, ref_counts,
+                                                  n_grams, n)
         rows[:, 1 + max_order + order] = np.maximum(hyp.lengths - order + 1, 0)
     return rows
 

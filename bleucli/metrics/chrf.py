@@ -48,6 +48,24 @@ def word_ngram_counts(words: list[str], order: int) -> Counter:
     return Counter([" ".join(words[i:i + order]) for i in range(len(words) - order + 1)])
 
 
+class _LazyReference:
+    """A preprocessed reference; its n-gram counts are built on first use (the batch path
+    needs only the text)."""
+
+    __slots__ = ("_metric", "text", "_counts")
+
+    def __init__(self, metric: CHRF, text: str) -> None:
+        self._metric = metric
+        self.text = text
+        self._counts: tuple[list[Counter], list[int]] | None = None
+
+    def counts(self) -> tuple[list[Counter], list[int]]:
+        if self._counts is None:
+            grams = self._metric._ngrams(self.text)
+            self._counts = (grams, [sum(c.values()) for c in grams])
+        return self._counts
+
+
 class CHRFScore(Score):
     """A chrF value; its name says beta and word order (``chrF2``, ``chrF2++``)."""
 
@@ -96,15 +114,16 @@ class CHRF(Metric):
         return counts
 
     def reference_info(self, references: list[str]) -> Any:
-        return [(counts, [sum(c.values()) for c in counts])
-                for counts in map(self._ngrams, references)]
+        """Per reference: n-gram counts (computed when a sentence needs them) and the text."""
+        return [_LazyReference(self, ref) for ref in references]
 
     def sentence_stats(self, hypothesis: str, ref_info: Any) -> list[Number]:
         hyp_counts = self._ngrams(hypothesis)
         hyp_totals = [sum(c.values()) for c in hyp_counts]
         best: list[Number] = []
         best_f = -1.0
-        for ref_counts, ref_totals in ref_info:
+        for reference in ref_info:
+            ref_counts, ref_totals = reference.counts()
             stats: list[Number] = []
             for hyp, hyp_total, ref, ref_total in zip(hyp_counts, hyp_totals, ref_counts,
                                                       ref_totals):
@@ -145,6 +164,51 @@ class CHRF(Metric):
         if avg_prec + avg_rec:
             return 100 * ((1 + factor) * avg_prec * avg_rec / ((factor * avg_prec) + avg_rec))
         return 0.0
+
+    def f_scores(self, columns):
+        """:meth:`f_score` of many rows at once (``columns[j]`` is statistic j of every
+        row), with the same floating-point operations in the same order."""
+        import numpy as np
+
+        with np.errstate(divide="ignore", invalid="ignore"):
+            factor = self.beta ** 2
+            n = columns.shape[1]
+            score = np.zeros(n)
+            avg_prec, avg_rec = np.zeros(n), np.zeros(n)
+            effective_order = np.zeros(n, dtype=np.int64)
+            for i in range(self.order):
+                n_hyp, n_ref, n_match = columns[3 * i], columns[3 * i + 1], columns[3 * i + 2]
+                prec = np.where(n_hyp > 0, n_match / np.maximum(n_hyp, 1), _EPS)
+                rec = np.where(n_ref > 0, n_match / np.maximum(n_ref, 1), _EPS)
+                denom = factor * prec + rec
+                score = score + np.where(denom > 0, (1 + factor) * prec * rec / denom, _EPS)
+                both = (n_hyp > 0) & (n_ref > 0)
+                avg_prec = np.where(both, avg_prec + prec, avg_prec)
+                avg_rec = np.where(both, avg_rec + rec, avg_rec)
+                effective_order = effective_order + both
+            if self.eps_smoothing:
+                return 100 * score / self.order
+            safe = np.maximum(effective_order, 1)
+            avg_prec = np.where(effective_order > 0, avg_prec / safe, 0.0)
+            avg_rec = np.where(effective_order > 0, avg_rec / safe, 0.0)
+            total = avg_prec + avg_rec
+            return np.where(total != 0, 100 * ((1 + factor) * avg_prec * avg_rec / (
+                (factor * avg_prec) + avg_rec)), 0.0)
+
+    def stats_rows(self, hypotheses: list[str], ref_infos: Sequence[Any]) -> list[list[Number]]:
+        """Large corpora go through the vectorised engine (same numbers)."""
+        from bleucli.metrics.chrf_batch import MIN_BATCH
+
+        if len(hypotheses) < MIN_BATCH or any(not info for info in ref_infos):
+            return super().stats_rows(hypotheses, ref_infos)
+        from bleucli.metrics.chrf_batch import batch_chrf_stats
+
+        streams = max(len(info) for info in ref_infos)
+        refs = [[info[k].text if k < len(info) else None for info in ref_infos]
+                for k in range(streams)]
+        rows = batch_chrf_stats(hypotheses, refs, self.char_order, self.word_order,
+                                self.whitespace, split_word_punctuation, self.f_scores)
+        return rows.tolist()
 
     def score_from_values(self, values: Sequence[Number]) -> CHRFScore:
         return CHRFScore(self.f_score(values), self.char_order, self.word_order, self.beta)

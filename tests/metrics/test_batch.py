@@ -1,4 +1,4 @@
-"""The vectorised BLEU statistics equal the per-sentence ones, and SacreBLEU's, on big corpora."""
+"""The vectorised BLEU and chrF statistics equal the per-sentence ones, and SacreBLEU's."""
 
 from __future__ import annotations
 
@@ -43,3 +43,29 @@ def test_large_corpora_match_sacrebleu(data) -> None:
     assert ours.score == pytest.approx(theirs.score, abs=1e-9)
     assert (ours.counts, ours.totals, ours.sys_len, ours.ref_len) == (
         theirs.counts, theirs.totals, theirs.sys_len, theirs.ref_len)
+
+
+chrf_options = st.fixed_dictionaries({
+    "char_order": st.sampled_from([1, 2, 6]), "word_order": st.sampled_from([0, 2]),
+    "beta": st.sampled_from([1, 2]), "whitespace": st.booleans(),
+    "eps_smoothing": st.booleans(), "lowercase": st.booleans()})
+
+
+@settings(max_examples=25)
+@given(data=st.data(), opts=chrf_options)
+def test_large_corpora_chrf_matches_sacrebleu(data, opts) -> None:
+    """Big enough for the vectorised chrF engine, with several references and gaps."""
+    n = data.draw(st.integers(MIN_BATCH, 2 * MIN_BATCH))
+    k = data.draw(st.integers(1, 3))
+    hyps = data.draw(st.lists(sentences, min_size=n, max_size=n))
+    refs = [data.draw(st.lists(sentences, min_size=n, max_size=n))]
+    refs += [data.draw(st.lists(sentences | st.none(), min_size=n, max_size=n))
+             for _ in range(k - 1)]
+    ours = bleucli.CHRF(**opts).corpus_score(hyps, refs)
+    theirs = sacrebleu.CHRF(**opts).corpus_score(hyps, refs)
+    assert ours.score == pytest.approx(theirs.score, abs=1e-9)
+    rows = bleucli.CHRF(**opts).per_sentence_stats(hyps, refs)
+    metric = bleucli.CHRF(**opts)
+    loop = [metric.sentence_stats(metric.preprocess(h), metric.reference_info(
+        [metric.preprocess(r[i]) for r in refs if r[i] is not None])) for i, h in enumerate(hyps)]
+    assert rows == loop

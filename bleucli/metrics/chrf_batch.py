@@ -1,0 +1,87 @@
+"""chrF statistics for many sentences at once, with numpy (same numbers as the loop).
+
+Characters are code points (one ``utf-32`` encoding of the whole corpus), words get integer
+ids; n-grams of each order get dense ids as for BLEU (see :mod:`bleu_batch`). For every
+reference stream the per-sentence ``[hyp, ref, match]`` triples are computed at once; with
+several references the best one per sentence is chosen by the same F-score, evaluated with
+the same floating-point operations in the same order, so ties and choices are identical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from bleucli.metrics.bleu_batch import _counts, _Side, clipped_per_sentence, next_order_ids
+
+MIN_BATCH = 64
+
+
+def _char_side(texts: Sequence[str | None]) -> _Side:
+    present = np.array([t is not None for t in texts], dtype=bool)
+    strings = [t or "" for t in texts]
+    lengths = np.array([len(t) for t in strings], dtype=np.int64)
+    ids = np.frombuffer("".join(strings).encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    return _Side(ids, lengths, present)
+
+
+def _order_stats(sides: list[_Side], max_order: int, vocab_size: int, n: int):
+    """Per order and reference stream: (hyp totals, ref totals, matches) per sentence."""
+    hyp, refs = sides[0], sides[1:]
+    out = []
+    n_grams = vocab_size
+    for order in range(1, max_order + 1):
+        if order > 1:
+            n_grams = next_order_ids(sides, order, vocab_size)
+        hyp_keys, hyp_counts = _counts(hyp, order, n_grams)
+        hyp_total = np.maximum(hyp.lengths - order + 1, 0)
+        per_stream = []
+        for ref in refs:
+            ref_keys, ref_counts = _counts(ref, order, n_grams)
+            ref_total = np.maximum(ref.lengths - order + 1, 0)
+            matches = clipped_per_sentence(hyp_keys, hyp_counts, ref_keys, ref_counts,
+                                           n_grams, n)
+            per_stream.append((np.where(ref_total > 0, hyp_total, 0), ref_total, matches))
+        out.append(per_stream)
+    return out
+
+
+def batch_chrf_stats(hyps: Sequence[str], refs: Sequence[Sequence[str | None]],
+                     char_order: int, word_order: int, whitespace: bool,
+                     words: Callable[[str], list[str]],
+                     f_score: Callable) -> np.ndarray:
+    """Rows of ``[hyp, ref, match] * (char_order + word_order)`` with the best reference.
+
+    ``refs[k][i]`` is the k-th (preprocessed) reference of sentence i or ``None``;
+    ``f_score`` is the metric's vectorised-safe F-score (works on numpy columns).
+    """
+    n = len(hyps)
+    strip = (lambda t: t) if whitespace else (lambda t: "".join(t.split()))
+    char_sides = [_char_side([strip(h) for h in hyps])] + [
+        _char_side([None if r is None else strip(r) for r in stream]) for stream in refs]
+    max_code = max((int(s.ids.max()) for s in char_sides if len(s.ids)), default=0)
+    per_order = _order_stats(char_sides, char_order, max_code + 1, n) if char_order else []
+    if word_order:
+        vocabulary: dict[str, int] = {}
+        lookup = vocabulary.setdefault
+
+        def to_ids(text: str | None) -> list[int] | None:
+            return None if text is None else [lookup(w, len(vocabulary)) for w in words(text)]
+
+        word_sides = [_Side.from_lists([to_ids(h) for h in hyps])] + [
+            _Side.from_lists([to_ids(r) for r in stream]) for stream in refs]
+        per_order += _order_stats(word_sides, word_order, max(len(vocabulary), 1), n)
+    order = len(per_order)
+    best = np.zeros((n, 3 * order), dtype=np.int64)
+    best_f = np.full(n, -1.0)
+    for k, stream in enumerate(refs):
+        present = np.array([r is not None for r in stream], dtype=bool)
+        stats = np.zeros((n, 3 * order), dtype=np.int64)
+        for i in range(order):
+            stats[:, 3 * i:3 * i + 3] = np.stack(per_order[i][k], axis=1)
+        scores = f_score(stats.T)
+        better = present & (scores > best_f)
+        best[better] = stats[better]
+        best_f = np.where(better, scores, best_f)
+    return best
