@@ -8,12 +8,11 @@ extracted once; resamples never re-tokenise anything.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from bleucli.errors import ConfigError
-from bleucli.metrics.base import Metric
+from bleucli.metrics.base import Metric, sum_rows
 from bleucli.significance import resampled_sums, seed_from_environment
 
 DEFAULT_SAMPLES = {"bs": 1000, "ar": 10000}
@@ -60,8 +59,8 @@ def paired_bootstrap(metric: Metric, baseline_rows, system_rows, n_samples: int,
 
     rng = np.random.default_rng(seed)
     indices = rng.choice(len(system_rows), size=(n_samples, len(system_rows)), replace=True)
-    system_score = metric.score_from_values(_column_sums(system_rows)).score
-    baseline_score = metric.score_from_values(_column_sums(baseline_rows)).score
+    system_score = metric.score_from_values(sum_rows(system_rows)).score
+    baseline_score = metric.score_from_values(sum_rows(baseline_rows)).score
     baseline = np.array(baseline_rows, dtype="float32")
     system = np.array(system_rows, dtype="float32")
     scores_baseline = _scores(metric, resampled_sums(baseline, indices))
@@ -81,20 +80,12 @@ def paired_randomization(metric: Metric, baseline_rows, system_rows, n_samples: 
     rng = np.random.default_rng(seed)
     pick = rng.integers(2, size=(n_samples, len(system_rows)), dtype=bool)
     baseline, system = np.array(baseline_rows), np.array(system_rows)
-    system_score = metric.score_from_values(_column_sums(system_rows)).score
-    baseline_score = metric.score_from_values(_column_sums(baseline_rows)).score
+    system_score = metric.score_from_values(sum_rows(system_rows)).score
+    baseline_score = metric.score_from_values(sum_rows(baseline_rows)).score
     shuffled_a = pick @ baseline + ~pick @ system
     shuffled_b = ~pick @ baseline + pick @ system
     differences = np.abs(_scores(metric, shuffled_a) - _scores(metric, shuffled_b))
     return PairedResult(system_score, p_value(differences, abs(baseline_score - system_score)))
-
-
-def _column_sums(rows: Sequence[Sequence[Any]]) -> list[Any]:
-    totals = list(rows[0])
-    for row in rows[1:]:
-        for i, value in enumerate(row):
-            totals[i] += value
-    return totals
 
 
 TESTS = {"bs": paired_bootstrap, "ar": paired_randomization}
@@ -133,7 +124,7 @@ def run_paired(test: str, metrics: dict[str, Metric], systems: list[tuple[str, l
     signatures = {}
     for metric in metrics.values():
         per_system = [metric.per_sentence_stats(hyps, None) for _, hyps in systems]
-        baseline = metric.score_from_values(_column_sums(per_system[0]))
+        baseline = metric.score_from_values(sum_rows(per_system[0]))
         base_result = PairedResult(baseline.score)
         if test == "bs":
             from bleucli.significance import bootstrap_scores

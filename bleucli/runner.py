@@ -118,11 +118,7 @@ def load_references(options: Options) -> list[TextSource]:
     if not options.refs:
         raise ConfigError("no references: give reference files before -i, e.g. "
                           "`bleucli ref.txt -i hyp.txt`")
-    if options.num_refs < 1:
-        raise ConfigError(f"--num-refs must be at least 1, got {options.num_refs}")
-    if options.num_refs > 1 and len(options.refs) > 1:
-        raise ConfigError("--num-refs splits one tab-separated reference file; "
-                          "it cannot be combined with several reference files")
+    _file_reference_count(options)
     sources = [read_file(path, options.encoding) for path in options.refs]
     for source in sources:
         require_nonempty(source)
@@ -300,17 +296,12 @@ def run_streaming(options: Options) -> str:
     from bleucli.metrics.bleu import count_tokenised_periods, warn_if_tokenised
     from bleucli.stream import score_stream
 
-    if options.num_refs < 1:
-        raise ConfigError(f"--num-refs must be at least 1, got {options.num_refs}")
-    if options.num_refs > 1 and len(options.refs) > 1:
-        raise ConfigError("--num-refs splits one tab-separated reference file; "
-                          "it cannot be combined with several reference files")
+    n_refs = _file_reference_count(options)
     specs = metric_specs(options)
     check_tokenised = "bleu" in specs and not specs["bleu"][1].get("force")
     if "bleu" in specs:
         specs["bleu"][1]["force"] = True  # counted here, over the whole corpus
     tokenised = [0]
-    n_refs = len(options.refs) if options.num_refs == 1 else options.num_refs
 
     def on_hypotheses(lines: list[str]) -> None:
         if check_tokenised:
@@ -363,6 +354,23 @@ def run_streaming(options: Options) -> str:
                          options.short)
 
 
+def _check_signature_nrefs(expected: dict[str, int], given: int) -> None:
+    for wanted in expected.values():
+        if wanted != given:
+            raise ConfigError(f"the signature says nrefs:{wanted} but {given} reference "
+                              f"stream(s) were given")
+
+
+def _file_reference_count(options: Options) -> int:
+    """Reference streams given as files: one per file, or ``--num-refs`` columns of one."""
+    if options.num_refs < 1:
+        raise ConfigError(f"--num-refs must be at least 1, got {options.num_refs}")
+    if options.num_refs > 1 and len(options.refs) > 1:
+        raise ConfigError("--num-refs splits one tab-separated reference file; "
+                          "it cannot be combined with several reference files")
+    return len(options.refs) if options.num_refs == 1 else options.num_refs
+
+
 def run(options: Options) -> str:
     """Everything the main command does; returns the text to print on standard output."""
     if options.download:
@@ -381,18 +389,10 @@ def run(options: Options) -> str:
     if options.language_pair is not None and "-" not in options.language_pair:
         raise ConfigError(f"language pair {options.language_pair!r} is not of the form src-trg")
     if can_stream(options):
-        if expected_refs:
-            n_refs = len(options.refs) if options.num_refs == 1 else options.num_refs
-            for wanted in expected_refs.values():
-                if wanted != n_refs:
-                    raise ConfigError(f"the signature says nrefs:{wanted} but "
-                                      f"{n_refs} reference stream(s) were given")
+        _check_signature_nrefs(expected_refs, _file_reference_count(options))
         return run_streaming(options)
     ref_sources = load_references(options)
-    for wanted in expected_refs.values():
-        if wanted != len(ref_sources):
-            raise ConfigError(f"the signature says nrefs:{wanted} but "
-                              f"{len(ref_sources)} reference stream(s) were given")
+    _check_signature_nrefs(expected_refs, len(ref_sources))
     systems = load_systems(options)
     for system in systems:
         check_same_length(system, ref_sources)

@@ -14,7 +14,7 @@ from typing import IO, Any
 
 from bleucli.errors import InputError
 from bleucli.io import check_encoding, open_binary
-from bleucli.metrics.base import Metric, Number
+from bleucli.metrics.base import Metric, Number, sum_rows
 
 CHUNK_LINES = 20000
 
@@ -160,7 +160,9 @@ def score_stream(specs: dict[str, tuple[type[Metric], dict[str, Any]]], hyp_path
             if on_rows is not None:
                 on_rows({name: value for name, (_, value) in result.items()})
             for name, (kind, value) in result.items():
-                _accumulate(totals, name, [value] if kind == "sum" else value)
+                rows = [value] if kind == "sum" else value
+                if rows:  # row by row, in corpus order: float sums as SacreBLEU's
+                    totals[name] = sum_rows([totals[name], *rows] if name in totals else rows)
     finally:
         if pool is not None:
             pool.terminate()
@@ -168,16 +170,6 @@ def score_stream(specs: dict[str, tuple[type[Metric], dict[str, Any]]], hyp_path
         for ref in refs:
             ref.close()
     return metrics, totals, hyp.count
-
-
-def _accumulate(totals: dict[str, list[Number]], name: str, rows: list[list[Number]]) -> None:
-    """Add rows to a running total in order (float sums then match SacreBLEU's bit for bit)."""
-    if not rows:
-        return
-    running = totals.setdefault(name, [0] * len(rows[0]))
-    for row in rows:
-        for i, value in enumerate(row):
-            running[i] += value
 
 
 class _work_in_worker:  # noqa: N801 - a picklable partial
