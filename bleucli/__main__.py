@@ -1,6 +1,6 @@
 """``python -m bleucli`` runs the command-line tool."""
 
-from bleucli.cli import main
+from bleucli.launch import main
 
 if __name__ == "__main__":
     main()

@@ -13,7 +13,7 @@ from typing import Any
 
 from bleucli.errors import ConfigError
 from bleucli.metrics.base import Metric, sum_rows
-from bleucli.significance import resampled_sums, seed_from_environment
+from bleucli.significance import Resamples, draw_resamples, seed_from_environment
 
 DEFAULT_SAMPLES = {"bs": 1000, "ar": 10000}
 
@@ -53,18 +53,20 @@ def _scores(metric: Metric, sums) -> Any:
 
 
 def paired_bootstrap(metric: Metric, baseline_rows, system_rows, n_samples: int,
-                     seed: int | None) -> PairedResult:
-    """Moses' bootstrap-hypothesis-difference-significance, as SacreBLEU runs it."""
+                     seed: int | None, resamples: Resamples | None = None) -> PairedResult:
+    """Moses' bootstrap-hypothesis-difference-significance, as SacreBLEU runs it: every
+    comparison draws from a generator seeded alike, so with a fixed seed all of them share
+    one set of ``resamples`` (passed in to reuse its draw counts)."""
     import numpy as np
 
-    rng = np.random.default_rng(seed)
-    indices = rng.choice(len(system_rows), size=(n_samples, len(system_rows)), replace=True)
+    if resamples is None:
+        resamples = draw_resamples(len(system_rows), n_samples, seed)
     system_score = metric.score_from_values(sum_rows(system_rows)).score
     baseline_score = metric.score_from_values(sum_rows(baseline_rows)).score
     baseline = np.array(baseline_rows, dtype="float32")
     system = np.array(system_rows, dtype="float32")
-    scores_baseline = _scores(metric, resampled_sums(baseline, indices))
-    scores_system = _scores(metric, resampled_sums(system, indices))
+    scores_baseline = _scores(metric, resamples.sums(baseline))
+    scores_system = _scores(metric, resamples.sums(system))
     mean, ci = estimate_ci(scores_system)
     differences = np.abs(scores_system - scores_baseline)
     centred = differences - differences.mean()
@@ -73,7 +75,7 @@ def paired_bootstrap(metric: Metric, baseline_rows, system_rows, n_samples: int,
 
 
 def paired_randomization(metric: Metric, baseline_rows, system_rows, n_samples: int,
-                         seed: int | None) -> PairedResult:
+                         seed: int | None, resamples: None = None) -> PairedResult:
     """Approximate randomisation: swap each sentence's outputs between the two systems."""
     import numpy as np
 
@@ -98,7 +100,8 @@ _SHARED: dict[str, Any] = {}
 def _test_one(task: tuple[str, int]) -> PairedResult:
     name, k = task
     metric, rows = _SHARED["metrics"][name], _SHARED["rows"][name]
-    return TESTS[_SHARED["test"]](metric, rows[0], rows[k], _SHARED["n"], _SHARED["seed"])
+    return TESTS[_SHARED["test"]](metric, rows[0], rows[k], _SHARED["n"], _SHARED["seed"],
+                                  _SHARED["resamples"])
 
 
 def run_paired(test: str, metrics: dict[str, Metric], systems: list[tuple[str, list[str]]],
@@ -122,14 +125,17 @@ def run_paired(test: str, metrics: dict[str, Metric], systems: list[tuple[str, l
     rows: dict[str, list] = {}
     results: dict[str, list[PairedResult]] = {}
     signatures = {}
-    for metric in metrics.values():
-        per_system = [metric.per_sentence_stats(hyps, None) for _, hyps in systems]
+    shared = None  # with a fixed seed every comparison draws the same resamples
+    if test == "bs" and seed is not None:
+        shared = draw_resamples(len(systems[0][1]), n_samples, seed)
+    all_rows = _system_stats(list(metrics.values()), systems, jobs)
+    for metric, per_system in zip(metrics.values(), all_rows):
         baseline = metric.score_from_values(sum_rows(per_system[0]))
         base_result = PairedResult(baseline.score)
         if test == "bs":
             from bleucli.significance import bootstrap_scores
 
-            _, samples = bootstrap_scores(per_system[0], metric, n_samples)
+            _, samples = bootstrap_scores(per_system[0], metric, n_samples, shared)
             base_result.mean, base_result.ci = estimate_ci(np.array([s.score for s in samples]))
         by_name[baseline.name], rows[baseline.name] = metric, per_system
         results[baseline.name] = [base_result]
@@ -138,20 +144,51 @@ def run_paired(test: str, metrics: dict[str, Metric], systems: list[tuple[str, l
         signature.update(test, n_samples)
         signatures[baseline.name] = signature
     tasks = [(name, k) for name in results for k in range(1, len(systems))]
-    _SHARED.update(metrics=by_name, rows=rows, test=test, n=n_samples, seed=seed)
+    _SHARED.update(metrics=by_name, rows=rows, test=test, n=n_samples, seed=seed,
+                   resamples=shared)
     try:
-        if jobs > 1 and _can_fork():
-            import multiprocessing
-
-            with multiprocessing.get_context("fork").Pool(min(jobs, len(tasks))) as pool:
-                outcomes = pool.map(_test_one, tasks)
-        else:
-            outcomes = [_test_one(task) for task in tasks]
+        outcomes = _map(_test_one, tasks, jobs)
     finally:
         _SHARED.clear()
     for (name, _), outcome in zip(tasks, outcomes):
         results[name].append(outcome)
     return results, signatures
+
+
+def _stats_one(task: tuple[int, int]) -> list:
+    m, k = task
+    return _SHARED["metric_list"][m].per_sentence_stats(_SHARED["systems"][k][1], None)
+
+
+def _system_stats(metrics: list[Metric], systems: list[tuple[str, list[str]]],
+                  jobs: int) -> list[list]:
+    """Per metric, per system, the per-sentence statistics (extracted in parallel with
+    ``jobs > 1``: every (metric, system) pair is one task, the slow metrics first)."""
+    tasks = [(m, k) for m in range(len(metrics)) for k in range(len(systems))]
+    tasks.sort(key=lambda task: not isinstance(metrics[task[0]], _slow_metrics()))
+    _SHARED.update(metric_list=metrics, systems=systems)
+    try:
+        rows = dict(zip(tasks, _map(_stats_one, tasks, jobs)))
+    finally:
+        _SHARED.clear()
+    return [[rows[m, k] for k in range(len(systems))] for m in range(len(metrics))]
+
+
+def _slow_metrics() -> tuple[type, ...]:
+    from bleucli.metrics.ter import TER
+
+    return (TER,)
+
+
+def _map(function, tasks: list, jobs: int) -> list:
+    """``function`` over ``tasks``, in forked workers when ``jobs > 1`` (they read the
+    module's ``_SHARED`` inherited at fork time); results in task order."""
+    if jobs > 1 and len(tasks) > 1 and _can_fork():
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(min(jobs, len(tasks))) as pool:
+            return pool.map(function, tasks, chunksize=1)
+    return [function(task) for task in tasks]
 
 
 def _can_fork() -> bool:

@@ -33,30 +33,97 @@ def seed_from_environment() -> tuple[str, int | None]:
 #: Resampled statistics are gathered this many float32 values at a time (bounded memory;
 #: SacreBLEU materialises all samples at once).
 GATHER_BUDGET = 1 << 24
+#: float32 holds every integer up to this exactly.
+FLOAT32_EXACT = 1 << 24
 
 
-def resampled_sums(stats, indices):
-    """Per resample, the float32 sum of the drawn sentences' statistics, in draw order.
+#: Draw-count matrices up to this many entries are kept for reuse across statistics.
+COUNTS_KEPT = 1 << 22
 
-    Exactly the sums SacreBLEU computes (same dtype, same order), in slices of samples.
+
+class Resamples:
+    """Bootstrap draws: ``indices[s]`` are the sentences of resample ``s``.
+
+    ``sums`` gives, per resample, the float32 sum of the drawn sentences' statistics in draw
+    order: exactly the sums SacreBLEU computes. When the statistics are integers and no
+    running sum can pass 2**24 (bounded by the sum of absolute values), every float32
+    addition is exact and the order does not matter, so the sums are ``draw counts @
+    statistics``: one matrix product instead of gathering every drawn row. The counts are
+    computed once and shared by every statistic (all metrics and systems of a paired test
+    draw the same resamples).
     """
+
+    def __init__(self, indices, seed: int | None = None) -> None:
+        self.indices = indices
+        self.seed = seed
+        n_samples, n = indices.shape
+        self.per_slice = max(1, COUNTS_KEPT // max(1, n))
+        self._counts: list | None = None
+
+    def _count_slices(self):
+        import numpy as np
+
+        if self._counts is not None:
+            return self._counts
+        n_samples, n = self.indices.shape
+        slices = []
+        for start in range(0, n_samples, self.per_slice):
+            chunk = self.indices[start:start + self.per_slice]
+            rows = len(chunk)
+            flat = (np.arange(rows)[:, None] * n + chunk).ravel()
+            slices.append(np.bincount(flat, minlength=rows * n).reshape(rows, n)
+                          .astype(np.float64))
+        if n_samples * n <= COUNTS_KEPT:
+            self._counts = slices
+        return slices
+
+    def sums(self, stats):
+        import numpy as np
+
+        if not np.array_equal(stats, np.round(stats)):
+            return self._gathered(stats)
+        values = stats.astype(np.float64)
+        magnitudes = np.abs(values)
+        pieces = []
+        for counts in self._count_slices():
+            if (counts @ magnitudes).max(initial=0) > FLOAT32_EXACT:
+                return self._gathered(stats)
+            pieces.append((counts @ values).astype(np.float32))
+        return np.concatenate(pieces)
+
+    def _gathered(self, stats):
+        """The general case: sum the drawn rows in draw order, as SacreBLEU does."""
+        import numpy as np
+
+        step = max(1, GATHER_BUDGET // max(1, stats.shape[0] * stats.shape[1]))
+        return np.concatenate([stats[self.indices[start:start + step]].sum(axis=1)
+                               for start in range(0, len(self.indices), step)])
+
+
+def draw_resamples(n: int, n_samples: int, seed: int | None) -> Resamples:
+    """SacreBLEU's draws: ``default_rng(seed).choice(n, (n_samples, n))``."""
     import numpy as np
 
-    per_sample = max(1, GATHER_BUDGET // max(1, stats.shape[0] * stats.shape[1]))
-    return np.concatenate([stats[indices[start:start + per_sample]].sum(axis=1)
-                           for start in range(0, len(indices), per_sample)])
+    rng = np.random.default_rng(seed)
+    return Resamples(rng.choice(n, size=(n_samples, n), replace=True), seed)
 
 
 def bootstrap_scores(rows: Sequence[Sequence[Number]], metric: Metric,
-                     n_samples: int = 1000) -> tuple[str, list[Score]]:
-    """Score ``n_samples`` resamples (with replacement) of the sentences behind ``rows``."""
+                     n_samples: int = 1000, drawn: Resamples | None = None
+                     ) -> tuple[str, list[Score]]:
+    """Score ``n_samples`` resamples (with replacement) of the sentences behind ``rows``.
+
+    ``drawn`` may supply resamples already drawn with the environment's seed (they are
+    used only if that seed is fixed and they match ``rows`` and ``n_samples``)."""
     import numpy as np
 
     if n_samples < 1:
         raise ConfigError(f"the number of bootstrap resamples must be positive, got {n_samples}")
     label, seed = seed_from_environment()
-    rng = np.random.default_rng(seed)
-    indices = rng.choice(len(rows), size=(n_samples, len(rows)), replace=True)
+    if drawn is not None and seed is not None and drawn.seed == seed \
+            and drawn.indices.shape == (n_samples, len(rows)):
+        resamples = drawn
+    else:
+        resamples = draw_resamples(len(rows), n_samples, seed)
     stats = np.array(rows, dtype="float32")
-    scores = [metric.score_from_values(sums) for sums in resampled_sums(stats, indices)]
-    return label, scores
+    return label, [metric.score_from_values(sums) for sums in resamples.sums(stats)]

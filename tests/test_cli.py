@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import sacrebleu
 
+import bleucli
 from bleucli.cli import expand_variadic
 from tests.conftest import EXAMPLES, run_cli, run_subprocess
 
@@ -274,3 +275,44 @@ def test_from_signature_for_chrf_and_ter_together() -> None:
     assert f"= {ter.corpus_score(lines(HYP), [lines(REF)]).score:.6f}" in out[1]
     assert "chrF1++|nrefs:1|case:lc|eff:yes|nc:4|nw:2|space:no|" in out[0]
     assert "TER|nrefs:1|case:mixed|tok:tercom|norm:yes|punct:yes|asian:no|" in out[1]
+
+
+def _update_help_script():
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "update_help.py"
+    spec = importlib.util.spec_from_file_location("update_help", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_stored_help_is_current() -> None:
+    """The start-up fast path prints stored help: it must be click's current rendering
+    (run scripts/update_help.py after changing options)."""
+    from bleucli._help import HELP
+
+    script = _update_help_script()
+    assert sorted(HELP) == sorted(script.WIDTHS)
+    for width in script.WIDTHS:
+        assert HELP[width] == script.render(width)
+
+
+@pytest.mark.parametrize("columns", ["80", "130", "64"])
+def test_help_fast_path_prints_what_click_prints(columns: str) -> None:
+    """Real processes: the fast path (80/130 columns) and click (64 columns) agree."""
+    fast = run_subprocess(["--help"], env={"COLUMNS": columns})
+    slow = run_subprocess(["-m", "bleu", "--help"], env={"COLUMNS": columns})
+    assert fast.returncode == 0 and slow.returncode == 0
+    assert fast.stdout == slow.stdout
+    assert b"--paired-bs" in fast.stdout
+
+
+def test_fast_answer_only_for_help_and_version(monkeypatch) -> None:
+    from bleucli.launch import fast_answer
+
+    assert fast_answer(["--version"]) == f"bleucli {bleucli.__version__}\n"
+    assert fast_answer(["-h", "-q"]) is None and fast_answer(["ref.txt"]) is None
+    assert fast_answer([]) is None
+    monkeypatch.setenv("COLUMNS", "64")  # a width click renders itself
+    assert fast_answer(["--help"]) is None

@@ -45,16 +45,32 @@ class _Side:
         return self.position + (order - 1) < self.lengths[self.sentence]
 
 
+#: Polynomial n-gram ids are used while ``sentences * n_grams`` stays below this.
+_KEY_LIMIT = 1 << 62
+
+
 def next_order_ids(sides: list[_Side], order: int, vocab_size: int) -> int:
-    """Give every side the dense ids of its n-grams of ``order`` (built from those of
-    ``order - 1``); returns how many distinct n-grams there are (at least 1)."""
+    """Give every side the ids of its n-grams of ``order`` (built from those of
+    ``order - 1``); returns an upper bound on the ids (at least 1).
+
+    While the key space is small enough for ``sentence * n_grams + id`` to fit in int64,
+    an id is simply ``previous id * vocab_size + last word`` (no sorting); beyond that the
+    ids are made dense with ``np.unique``.
+    """
     masks = [side.valid(order) for side in sides]
+    previous = max((int(side.gram.max()) + 1 for side in sides if len(side.gram)), default=1)
     keys = [side.gram[mask] * vocab_size + side.ids[np.flatnonzero(mask) + order - 1]
             for side, mask in zip(sides, masks)]
     if sum(len(k) for k in keys) == 0:
         for side in sides:
             side.gram = np.full(len(side.ids), -1, dtype=np.int64)
         return 1
+    sentences = max(len(side.lengths) for side in sides)
+    if max(previous, 1) * vocab_size * max(sentences, 1) < _KEY_LIMIT:
+        for side, mask, k in zip(sides, masks, keys):
+            side.gram = np.full(len(side.ids), -1, dtype=np.int64)
+            side.gram[mask] = k
+        return max(previous, 1) * vocab_size
     uniques, inverse = np.unique(np.concatenate(keys), return_inverse=True)
     offset = 0
     for side, mask, k in zip(sides, masks, keys):

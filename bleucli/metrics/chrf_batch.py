@@ -26,6 +26,20 @@ def _char_side(texts: Sequence[str | None]) -> _Side:
     return _Side(ids, lengths, present)
 
 
+def _dense_characters(sides: list[_Side]) -> int:
+    """Renumber code points 0..k-1 in place (k distinct characters; returned, at least 1),
+    so that n-gram ids built as numbers in base k stay small."""
+    max_code = max((int(side.ids.max()) for side in sides if len(side.ids)), default=0)
+    seen = np.zeros(max_code + 1, dtype=bool)
+    for side in sides:
+        seen[side.ids] = True
+    dense = np.cumsum(seen) - 1
+    for side in sides:
+        side.ids = dense[side.ids]
+        side.gram = side.ids.copy()
+    return max(int(seen.sum()), 1)
+
+
 def _order_stats(sides: list[_Side], max_order: int, vocab_size: int, n: int):
     """Per order and reference stream: (hyp totals, ref totals, matches) per sentence."""
     hyp, refs = sides[0], sides[1:]
@@ -60,8 +74,8 @@ def batch_chrf_stats(hyps: Sequence[str], refs: Sequence[Sequence[str | None]],
     strip = (lambda t: t) if whitespace else (lambda t: "".join(t.split()))
     char_sides = [_char_side([strip(h) for h in hyps])] + [
         _char_side([None if r is None else strip(r) for r in stream]) for stream in refs]
-    max_code = max((int(s.ids.max()) for s in char_sides if len(s.ids)), default=0)
-    per_order = _order_stats(char_sides, char_order, max_code + 1, n) if char_order else []
+    alphabet = _dense_characters(char_sides)
+    per_order = _order_stats(char_sides, char_order, alphabet, n) if char_order else []
     if word_order:
         vocabulary: dict[str, int] = {}
         lookup = vocabulary.setdefault

@@ -9,6 +9,12 @@ tercom's preference order (match/substitution, then deletion, then insertion).
 
 What is different is the work done, never the result:
 
+- costs come from Myers' bit-parallel edit distance (one machine-word operation per
+  hypothesis word instead of one Python step per matrix cell) whenever a cheap bound proves
+  the beam cannot matter: any path through a cell outside the beam costs at least
+  ``|i - j| + |(m - i) - (n - j)|``, so a distance below the smallest such bound is the beam
+  distance too, and an optimal path (with the same tie-breaking) never leaves the beam;
+  otherwise the exact beam matrix is computed;
 - words are integer ids, and only hypothesis/reference positions whose first words match
   are visited when looking for shiftable blocks;
 - error counts over a block come from prefix sums instead of slicing and summing;
@@ -20,6 +26,7 @@ What is different is the work done, never the result:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator, Sequence
 
@@ -36,15 +43,43 @@ INF = 10**16
 NOP, SUB, INS, DEL, UNDEF = 0, 1, 2, 3, 4
 
 
+@functools.lru_cache(maxsize=4096)
+def _beam_geometry(n_ref: int, hyp_len: int) -> tuple[tuple[tuple[int, int], ...], int]:
+    """The beam's column range per matrix row, and a lower bound on the cost of any full
+    path through a cell outside it.
+
+    A path through out-of-beam cell (i, j) needs at least ``|i - j|`` edits to get there and
+    ``|(m - i) - (n - j)|`` to finish. That bound is convex in ``j`` with its minimum at
+    ``j = i``, so per row only the out-of-beam cell nearest to ``i`` on each side counts.
+    Both depend on the two lengths only, which repeat across a corpus.
+    """
+    ratio = n_ref / hyp_len if hyp_len else 1
+    beam = math.ceil(ratio / 2 + BEAM_WIDTH) if ratio / 2 > BEAM_WIDTH else BEAM_WIDTH
+    bounds = [(0, n_ref + 1)]
+    cheapest = INF
+    for i in range(1, hyp_len + 1):
+        diagonal = math.floor(i * ratio)
+        low = max(0, diagonal - beam)
+        high = n_ref + 1 if i == hyp_len else min(n_ref + 1, diagonal + beam)
+        bounds.append((low, high))
+        outside = ([min(i, low - 1)] if low > 0 else []) + \
+            ([min(max(i, high), n_ref)] if high <= n_ref else [])
+        for j in outside:
+            cheapest = min(cheapest, abs(i - j) + abs((hyp_len - i) - (n_ref - j)))
+    return tuple(bounds), cheapest
+
+
 class BeamEditDistance:
     """Beam-restricted word edit distance to one reference, for hypotheses of one length.
 
-    Candidate shifts are scored from the current hypothesis' matrix rows up to the point
-    where they differ. Small rounds run as plain loops; large ones with numpy for all
-    candidates at once: per row, substitutions and deletions are element-wise, and the chain
-    of insertions along the row, ``c[j] = min(a[j], c[j-1] + 1)``, is
-    ``j + cummin(a[k] - k)``. Integer arithmetic, so the values are exactly the sequential
-    ones.
+    Two engines give the same numbers. The bit-parallel one (Myers 1999, in Hyyrö's
+    formulation for global distance) keeps, per hypothesis prefix, the column of vertical
+    differences as two integers over the reference positions, so one hypothesis word costs a
+    couple of dozen integer operations; it is exact whenever its distance is below
+    ``safe_below`` (see the module docstring). The beam matrix is the fallback: small rounds
+    as plain loops, large ones with numpy for all candidates at once (per row, substitutions
+    and deletions are element-wise, and the chain of insertions along the row,
+    ``c[j] = min(a[j], c[j-1] + 1)``, is ``j + cummin(a[k] - k)``).
     """
 
     def __init__(self, ref: Sequence[int], hyp_len: int) -> None:
@@ -53,14 +88,40 @@ class BeamEditDistance:
         self.ref_list = list(ref)
         self._mismatch: dict[int, list[int]] = {}
         self._np = None
-        ratio = n_ref / hyp_len if hyp_len else 1
-        beam = math.ceil(ratio / 2 + BEAM_WIDTH) if ratio / 2 > BEAM_WIDTH else BEAM_WIDTH
-        self.bounds = [(0, 0)]
-        for i in range(1, hyp_len + 1):
-            diagonal = math.floor(i * ratio)
-            low, high = max(0, diagonal - beam), min(n_ref + 1, diagonal + beam)
-            self.bounds.append((low, n_ref + 1 if i == hyp_len else high))
+        self.bounds, self.safe_below = _beam_geometry(n_ref, hyp_len)
         self.first_row_list = list(range(n_ref + 1))
+        self.mask = (1 << n_ref) - 1
+        self.top = 1 << (n_ref - 1) if n_ref else 0
+        self.peq: dict[int, int] = {}
+        for position, word in enumerate(self.ref_list):
+            self.peq[word] = self.peq.get(word, 0) | (1 << position)
+        self.first_state = (self.mask, 0, n_ref, 0, 0)
+
+    def columns(self, words: Sequence[int], start: int, state: tuple,
+                keep: list | None = None) -> tuple:
+        """Myers' state after all of ``words``, from ``state`` after the first ``start`` of
+        them: ``(positive, negative vertical differences, distance, positive, negative
+        horizontal differences)`` of the last column, as bit sets over reference positions.
+        Every intermediate state is appended to ``keep`` if given. Unrestricted (beam-free)
+        Levenshtein distance."""
+        peq, mask, top = self.peq.get, self.mask, self.top
+        pv, mv, score, ph, mh = state
+        for word in words[start:]:
+            eq = peq(word, 0)
+            xv = eq | mv
+            xh = (((eq & pv) + pv) ^ pv) | eq
+            ph = mv | (~(xh | pv) & mask)
+            mh = pv & xh
+            if ph & top:
+                score += 1
+            elif mh & top:
+                score -= 1
+            shifted_ph = ((ph << 1) | 1) & mask
+            pv = ((mh << 1) & mask) | (~(xv | shifted_ph) & mask)
+            mv = shifted_ph & xv
+            if keep is not None:
+                keep.append((pv, mv, score, ph, mh))
+        return pv, mv, score, ph, mh
 
     @property
     def np(self):
@@ -150,21 +211,18 @@ class BeamEditDistance:
             self._mismatch[word] = row
         return row
 
-    def cost_and_trace(self, hyp: Sequence[int], known: list[list[int]] | None = None,
-                       same_prefix: int = 0) -> tuple[int, list[int], list[list[int]]]:
-        """Distance, the edit operations of one optimal path (first to last) and all rows.
+    def beam_rows(self, hyp: Sequence[int], known: list[list[int]] | None = None,
+                  same_prefix: int = 0) -> list[list[int]]:
+        """Every row of the beam matrix of ``hyp``, reusing the first ``same_prefix + 1``
+        rows of ``known`` (a hypothesis with the same first ``same_prefix`` words)."""
+        rows = known[:same_prefix + 1] if known else [self.first_row_list]
+        self._extend(hyp, len(rows) - 1, rows[-1], rows)
+        return rows
 
-        ``known`` are the rows of a hypothesis that agrees with ``hyp`` on its first
-        ``same_prefix`` words (the previous round's, before the chosen shift): those rows are
-        reused. Only costs are stored; the operation of each cell on the path is decided
-        again when tracing back, with tercom's preference: match/substitution, deletion,
-        insertion.
-        """
-        if known is None:
-            rows, same_prefix = [self.first_row_list], 0
-        else:
-            rows = known[:same_prefix + 1]
-        self._extend(hyp, same_prefix, rows[-1], rows)
+    def trace(self, hyp: Sequence[int], value) -> list[int]:
+        """The edit operations of one optimal path (first to last), from the cell values
+        ``value(i, j)``: at each cell tercom's preference decides, match/substitution, then
+        deletion, then insertion."""
         ref = self.ref_list
         trace = []
         i, j = len(hyp), self.n_ref
@@ -180,12 +238,12 @@ class BeamEditDistance:
                 else:
                     best, op = INF, UNDEF
                     match = hyp[i - 1] == ref[j - 1]
-                    substitution = rows[i - 1][j - 1] + (0 if match else 1)
+                    substitution = value(i - 1, j - 1) + (0 if match else 1)
                     if substitution < best:
                         best, op = substitution, (NOP if match else SUB)
-                    if rows[i - 1][j] + 1 < best:
-                        best, op = rows[i - 1][j] + 1, DEL
-                    if rows[i][j - 1] + 1 < best:
+                    if value(i - 1, j) + 1 < best:
+                        best, op = value(i - 1, j) + 1, DEL
+                    if value(i, j - 1) + 1 < best:
                         op = INS
             trace.append(op)
             if op in (NOP, SUB):
@@ -198,52 +256,150 @@ class BeamEditDistance:
             else:
                 raise RuntimeError("TER back-trace left the beam")
         trace.reverse()
-        return min(rows[-1][-1], INF), trace, rows
+        return trace
 
 
-def _alignment(trace: list[int]) -> tuple[dict[int, int], list[int], list[int]]:
-    """Reference position -> hypothesis position, and per-position error flags."""
-    pos_hyp = pos_ref = -1
-    align: dict[int, int] = {}
-    ref_err: list[int] = []
-    hyp_err: list[int] = []
+class Evaluated:
+    """One hypothesis with its Myers states (always) and its beam rows (only once needed),
+    so that the next round can reuse both for the shared prefix."""
+
+    def __init__(self, distance: BeamEditDistance, hyp: list[int],
+                 previous: Evaluated | None = None, same_prefix: int = 0) -> None:
+        self.distance, self.hyp = distance, hyp
+        if previous is None:
+            same_prefix = 0
+        self.states = previous.states[:same_prefix + 1] if previous else [distance.first_state]
+        distance.columns(hyp, same_prefix, self.states[-1], self.states)
+        self._previous_rows = previous._rows if previous else None
+        self._same_prefix = same_prefix
+        self._rows: list[list[int]] | None = None
+        self.cost = self.states[-1][2]
+        self.exact = self.cost < distance.safe_below
+        if not self.exact:
+            self.cost = min(self.rows[-1][-1], INF)
+
+    @property
+    def rows(self) -> list[list[int]]:
+        if self._rows is None:
+            self._rows = self.distance.beam_rows(self.hyp, self._previous_rows,
+                                                 self._same_prefix)
+            self._previous_rows = None
+        return self._rows
+
+    def trace(self) -> list[int]:
+        """One optimal path's operations, with tercom's tie-breaking (see
+        ``BeamEditDistance.trace``); from the bit vectors when exact, following the path's
+        value and reading each neighbour off one horizontal or vertical difference."""
+        if not self.exact:
+            rows = self.rows
+            return self.distance.trace(self.hyp, lambda i, j: rows[i][j])
+        states, hyp, ref = self.states, self.hyp, self.distance.ref_list
+        i, j, here = len(hyp), len(ref), self.cost
+        trace: list[int] = []
+        append = trace.append
+        pv, mv, _, ph, mh = states[i]
+        pv_before, mv_before = states[i - 1][:2] if i else (0, 0)
+        while i > 0 and j > 0:
+            bit = 1 << (j - 1)
+            up = here - (1 if ph & bit else -1 if mh & bit else 0)
+            diagonal = up - (1 if pv_before & bit else -1 if mv_before & bit else 0)
+            left = here - (1 if pv & bit else -1 if mv & bit else 0)
+            if hyp[i - 1] == ref[j - 1]:
+                best, op, here = diagonal, NOP, diagonal
+            else:
+                best, op, here = diagonal + 1, SUB, diagonal
+            if up + 1 < best:
+                best, op, here = up + 1, DEL, up
+            if left + 1 < best:
+                op, here = INS, left
+            append(op)
+            if op != DEL:
+                j -= 1
+            if op != INS:
+                i -= 1
+                pv, mv, _, ph, mh = states[i]
+                pv_before, mv_before = states[i - 1][:2] if i else (0, 0)
+        trace.extend([DEL] * i + [INS] * j)
+        trace.reverse()
+        return trace
+
+    def candidate_costs(self, candidates: list[list[int]], starts: list[int]) -> list[int]:
+        """Beam distances of shifted copies of this hypothesis; candidate k keeps its first
+        ``starts[k]`` words. Bit-parallel first; the few it cannot vouch for on the beam."""
+        distance = self.distance
+        safe_below = distance.safe_below
+        costs = [distance.columns(words, start, self.states[start])[2]
+                 for words, start in zip(candidates, starts)]
+        unsure = [k for k, cost in enumerate(costs) if cost >= safe_below]
+        if unsure:
+            words_list = [candidates[k] for k in unsure]
+            unsure_starts = [starts[k] for k in unsure]
+            for k, cost in zip(unsure, self._beam_costs(words_list, unsure_starts)):
+                costs[k] = cost
+        return costs
+
+    def _beam_costs(self, candidates: list[list[int]], starts: list[int]) -> list[int]:
+        distance, rows = self.distance, self.rows
+        first_change = min(starts)
+        n_rows = len(self.hyp) - first_change
+        band = min(distance.n_ref + 1, 2 * BEAM_WIDTH)
+        python_cells = sum(len(self.hyp) - s for s in starts) * band
+        if python_cells > NUMPY_CELLS_PER_ROW * n_rows:
+            return distance.numpy_costs(candidates, first_change, rows[first_change])
+        return distance.python_costs(candidates, starts, rows)
+
+
+def _alignment(trace: list[int]) -> tuple[list[int], list[int], list[int]]:
+    """Per reference position, the hypothesis position aligned to it (or just before it),
+    and prefix sums of the error flags of hypothesis and reference positions."""
+    align: list[int] = []
+    hyp_sums, ref_sums = [0], [0]
+    pos_hyp = hyp_errors = ref_errors = 0
     for op in trace:
-        if op in (NOP, SUB):
+        if op == NOP:
+            align.append(pos_hyp)
             pos_hyp += 1
-            pos_ref += 1
-            align[pos_ref] = pos_hyp
-            flag = 0 if op == NOP else 1
-            hyp_err.append(flag)
-            ref_err.append(flag)
+            hyp_sums.append(hyp_errors)
+            ref_sums.append(ref_errors)
+        elif op == SUB:
+            align.append(pos_hyp)
+            pos_hyp += 1
+            hyp_errors += 1
+            ref_errors += 1
+            hyp_sums.append(hyp_errors)
+            ref_sums.append(ref_errors)
         elif op == DEL:  # a hypothesis word without counterpart
             pos_hyp += 1
-            hyp_err.append(1)
+            hyp_errors += 1
+            hyp_sums.append(hyp_errors)
         else:  # INS: a reference word without counterpart
-            pos_ref += 1
-            align[pos_ref] = pos_hyp
-            ref_err.append(1)
-    return align, ref_err, hyp_err
+            align.append(pos_hyp - 1)
+            ref_errors += 1
+            ref_sums.append(ref_errors)
+    return align, hyp_sums, ref_sums
 
 
-def _prefix_sums(flags: list[int]) -> list[int]:
-    sums = [0]
-    for flag in flags:
-        sums.append(sums[-1] + flag)
-    return sums
-
-
-def _matching_blocks(hyp: Sequence[int], ref: Sequence[int],
-                     ref_positions: dict[int, list[int]]) -> Iterator[tuple[int, int, int]]:
-    """(hyp start, ref start, length) of equal word blocks, in tercom's enumeration order."""
+def _shiftable_blocks(hyp: Sequence[int], ref: Sequence[int],
+                      ref_positions: dict[int, list[int]], align: list[int],
+                      hyp_sums: list[int], ref_sums: list[int]
+                      ) -> Iterator[tuple[int, int, int]]:
+    """(hyp start, ref start, length) of equal word blocks worth shifting, in tercom's
+    enumeration order: the block must contain a hypothesis error, cover a reference error
+    and not already be aligned to its own reference position."""
     n_hyp, n_ref = len(hyp), len(ref)
     for start_h in range(n_hyp):
         for start_r in ref_positions.get(hyp[start_h], ()):
             if abs(start_r - start_h) > MAX_SHIFT_DIST:
                 continue
+            aligned_to = align[start_r]
             length = 0
             while length < MAX_SHIFT_SIZE and hyp[start_h + length] == ref[start_r + length]:
                 length += 1
-                yield start_h, start_r, length
+                if start_h <= aligned_to < start_h + length:
+                    break  # would shift within itself, and so would every longer block
+                if hyp_sums[start_h + length] != hyp_sums[start_h] and \
+                        ref_sums[start_r + length] != ref_sums[start_r]:
+                    yield start_h, start_r, length
                 if start_h + length == n_hyp or start_r + length == n_ref:
                     break
 
@@ -260,34 +416,22 @@ def _shifted(words: list[int], start: int, length: int, target: int) -> list[int
         words[start:start + length] + words[length + target:]
 
 
-def _best_shift(hyp: list[int], ref: Sequence[int], distance: BeamEditDistance,
-                ref_positions: dict[int, list[int]], checked: int,
-                reuse: tuple[list[list[int]], int] | None = None):
-    """The best-scoring shift of ``hyp``: (gain, shifted words, candidates checked so far,
-    distance of ``hyp`` itself, and what the next round can reuse of ``hyp``'s rows).
+def _best_shift(current: Evaluated, ref: Sequence[int],
+                ref_positions: dict[int, list[int]], checked: int):
+    """The best-scoring shift of the current hypothesis: (gain, shifted words, candidates
+    checked so far, the first position where the shifted words differ).
 
     Which candidates are tried does not depend on their scores, so they are collected
     first (in tercom's order, up to the candidate limit) and scored in one batch.
     """
-    pre_score, trace, rows = distance.cost_and_trace(hyp, *(reuse or (None, 0)))
-    align, ref_err, hyp_err = _alignment(trace)
-    ref_sums, hyp_sums = _prefix_sums(ref_err), _prefix_sums(hyp_err)
+    hyp = current.hyp
+    align, hyp_sums, ref_sums = _alignment(current.trace())
     candidates: list[tuple[int, int, int, list[int]]] = []
-    for start_h, start_r, length in _matching_blocks(hyp, ref, ref_positions):
-        if hyp_sums[start_h + length] == hyp_sums[start_h]:
-            continue  # the block is already correct where it is
-        if ref_sums[start_r + length] == ref_sums[start_r]:
-            continue  # the reference there is already matched
-        if start_h <= align[start_r] < start_h + length:
-            continue  # would shift within itself
+    for start_h, start_r, length in _shiftable_blocks(hyp, ref, ref_positions, align,
+                                                      hyp_sums, ref_sums):
         previous_target = -1
         for offset in range(-1, length):
-            if start_r + offset == -1:
-                target = 0
-            elif start_r + offset in align:
-                target = align[start_r + offset] + 1
-            else:
-                break
+            target = 0 if start_r + offset == -1 else align[start_r + offset] + 1
             if target == previous_target:
                 continue
             previous_target = target
@@ -297,25 +441,17 @@ def _best_shift(hyp: list[int], ref: Sequence[int], distance: BeamEditDistance,
         if checked >= MAX_SHIFT_CANDIDATES:
             break
     if not candidates:
-        return 0, hyp, checked, pre_score, None
+        return 0, hyp, checked, 0
     starts = [min(start_h, target) for _, start_h, target, _ in candidates]
-    words_list = [words for *_, words in candidates]
-    first_change = min(starts)
-    n_rows = len(hyp) - first_change
-    band = min(distance.n_ref + 1, 2 * BEAM_WIDTH)
-    python_cells = sum(len(hyp) - s for s in starts) * band
-    if python_cells > NUMPY_CELLS_PER_ROW * n_rows:
-        costs = distance.numpy_costs(words_list, first_change, rows[first_change])
-    else:
-        costs = distance.python_costs(words_list, starts, rows)
+    costs = current.candidate_costs([words for *_, words in candidates], starts)
     best_key: tuple[int, int, int, int] | None = None
     best_words, best_start = hyp, 0
     for (length, start_h, target, words), cost, start in zip(candidates, costs, starts):
-        key = (pre_score - cost, length, -start_h, -target)
+        key = (current.cost - cost, length, -start_h, -target)
         if best_key is None or key > best_key:  # equal keys mean the same shift
             best_key, best_words, best_start = key, words, start
     assert best_key is not None
-    return best_key[0], best_words, checked, pre_score, (rows, best_start)
+    return best_key[0], best_words, checked, best_start
 
 
 def translation_edit_rate(hyp_words: Sequence[str], ref_words: Sequence[str]) -> tuple[int, int]:
@@ -330,14 +466,13 @@ def translation_edit_rate(hyp_words: Sequence[str], ref_words: Sequence[str]) ->
     for position, word in enumerate(ref):
         ref_positions.setdefault(word, []).append(position)
     distance = BeamEditDistance(ref, len(hyp))
+    current = Evaluated(distance, hyp)
     shifts = 0
     checked = 0
-    reuse = None
     while True:
-        gain, shifted, checked, distance_now, reuse = _best_shift(
-            hyp, ref, distance, ref_positions, checked, reuse)
+        gain, shifted, checked, same_prefix = _best_shift(current, ref, ref_positions, checked)
         if checked >= MAX_SHIFT_CANDIDATES or gain <= 0:
             break  # the last round scored the final hypothesis: its distance is known
         shifts += 1
-        hyp = shifted
-    return shifts + distance_now, n_ref
+        current = Evaluated(distance, shifted, current, same_prefix)
+    return shifts + current.cost, n_ref

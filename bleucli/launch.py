@@ -1,0 +1,43 @@
+"""Console entry point. ``bleucli --help`` and ``--version`` are answered here without
+importing click (a third of the tool's start-up); everything else goes to
+:func:`bleucli.cli.main`.
+
+The help text is click's own rendering, stored in :mod:`bleucli._help` for the two widths
+click picks in practice (80-column terminals and pipes; terminals of 100 columns or more).
+``scripts/update_help.py`` regenerates it and a test fails when it is out of date.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+
+def fast_answer(args: Sequence[str]) -> str | None:
+    """The output of ``bleucli ARGS`` if it is a stored help text or the version, else None."""
+    if len(args) != 1:
+        return None
+    if args[0] in ("-V", "--version"):
+        from bleucli.version import __version__
+
+        return f"bleucli {__version__}\n"
+    if args[0] in ("-h", "--help"):
+        import shutil
+
+        from bleucli._help import HELP
+
+        width = max(min(shutil.get_terminal_size().columns, 100) - 2, 50)  # as click does
+        return HELP.get(width)
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    answer = fast_answer(args)
+    if answer is not None:
+        sys.stdout.write(answer)
+        sys.stdout.flush()
+        sys.exit(0)
+    from bleucli.cli import main as full_main
+
+    full_main(args)
