@@ -13,6 +13,7 @@ def test_bench_quick_run_agrees_with_sacrebleu() -> None:
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "| BLEU corpus score (API) | 500 |" in proc.stdout
+    assert "| CLI `--paired-bs`, 3 systems x 3 metrics | 500 |" in proc.stdout
     assert "Score disagreements" not in proc.stdout
 
 

@@ -11,11 +11,9 @@ once, to look up its id.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 
 import numpy as np
-
-#: Below this many sentences the per-sentence loop is faster than array set-up.
-MIN_BATCH = 64
 
 
 class _Side:
@@ -33,11 +31,18 @@ class _Side:
         self.gram = self.ids.copy()  # ids of the n-gram starting at each token, current order
 
     @classmethod
-    def from_lists(cls, sentences: Sequence[list[int] | None]) -> _Side:
+    def from_tokens(cls, sentences: Sequence[list[str] | None],
+                    vocabulary: dict[str, int]) -> _Side:
+        """Token lists (``None``: no sentence) as ids from ``vocabulary``, which grows by
+        the tokens it has not seen. The loops over tokens run in C (``dict.fromkeys``,
+        ``map``); Python only visits each new word type once."""
         present = np.array([s is not None for s in sentences], dtype=bool)
-        lengths = np.array([len(s) if s is not None else 0 for s in sentences],
-                           dtype=np.int64)
-        ids = np.array([t for s in sentences if s is not None for t in s], dtype=np.int64)
+        lengths = np.fromiter((0 if s is None else len(s) for s in sentences),
+                              dtype=np.int64, count=len(sentences))
+        flat = list(chain.from_iterable(s for s in sentences if s is not None))
+        unseen = [token for token in dict.fromkeys(flat) if token not in vocabulary]
+        vocabulary.update(zip(unseen, range(len(vocabulary), len(vocabulary) + len(unseen))))
+        ids = np.fromiter(map(vocabulary.__getitem__, flat), dtype=np.int64, count=len(flat))
         return cls(ids, lengths, present)
 
     def valid(self, order: int):
@@ -107,13 +112,8 @@ def batch_bleu_stats(hyps: Sequence[list[str]], refs: Sequence[Sequence[list[str
     """
     n = len(hyps)
     vocabulary: dict[str, int] = {}
-    lookup = vocabulary.setdefault
-
-    def to_ids(sentence: list[str] | None) -> list[int] | None:
-        return None if sentence is None else [lookup(t, len(vocabulary)) for t in sentence]
-
-    hyp = _Side.from_lists([to_ids(s) for s in hyps])
-    ref_sides = [_Side.from_lists([to_ids(s) for s in stream]) for stream in refs]
+    hyp = _Side.from_tokens(hyps, vocabulary)
+    ref_sides = [_Side.from_tokens(stream, vocabulary) for stream in refs]
     sides = [hyp, *ref_sides]
     vocab_size = max(len(vocabulary), 1)
 

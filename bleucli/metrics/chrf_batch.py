@@ -15,8 +15,6 @@ import numpy as np
 
 from bleucli.metrics.bleu_batch import _counts, _Side, clipped_per_sentence, next_order_ids
 
-MIN_BATCH = 64
-
 
 def _char_side(texts: Sequence[str | None]) -> _Side:
     present = np.array([t is not None for t in texts], dtype=bool)
@@ -78,13 +76,9 @@ def batch_chrf_stats(hyps: Sequence[str], refs: Sequence[Sequence[str | None]],
     per_order = _order_stats(char_sides, char_order, alphabet, n) if char_order else []
     if word_order:
         vocabulary: dict[str, int] = {}
-        lookup = vocabulary.setdefault
-
-        def to_ids(text: str | None) -> list[int] | None:
-            return None if text is None else [lookup(w, len(vocabulary)) for w in words(text)]
-
-        word_sides = [_Side.from_lists([to_ids(h) for h in hyps])] + [
-            _Side.from_lists([to_ids(r) for r in stream]) for stream in refs]
+        word_sides = [_Side.from_tokens([words(h) for h in hyps], vocabulary)] + [
+            _Side.from_tokens([None if r is None else words(r) for r in stream], vocabulary)
+            for stream in refs]
         per_order += _order_stats(word_sides, word_order, max(len(vocabulary), 1), n)
     order = len(per_order)
     best = np.zeros((n, 3 * order), dtype=np.int64)

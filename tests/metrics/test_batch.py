@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bleucli
-from bleucli.metrics.bleu_batch import MIN_BATCH, batch_bleu_stats
+from bleucli.metrics.base import MIN_BATCH
+from bleucli.metrics.bleu_batch import batch_bleu_stats
 from tests.conftest import sentences
 
 small_vocab = st.lists(st.sampled_from(["a", "b", "c", "the", ",", "."]), max_size=12)
@@ -69,3 +70,25 @@ def test_large_corpora_chrf_matches_sacrebleu(data, opts) -> None:
     loop = [metric.sentence_stats(metric.preprocess(h), metric.reference_info(
         [metric.preprocess(r[i]) for r in refs if r[i] is not None])) for i, h in enumerate(hyps)]
     assert rows == loop
+
+
+def test_short_runs_do_not_import_numpy() -> None:
+    """Below the size where numpy pays for its import, a fresh process scores without it,
+    and gets the numbers the vectorised engine gives."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, bleucli\n"
+        "hyps = ['the cat sat on a mat', 'a dog is here'] * 100\n"
+        "refs = [['the cat is on the mat', 'there is a dog here'] * 100]\n"
+        "print(bleucli.BLEU().corpus_score(hyps, refs).score, 'numpy' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[1] == "False"
+    hyps = ["the cat sat on a mat", "a dog is here"] * 100
+    refs = [["the cat is on the mat", "there is a dog here"] * 100]
+    import numpy  # noqa: F401  (loaded: the vectorised engine runs in this process)
+
+    assert float(out[0]) == bleucli.BLEU().corpus_score(hyps, refs).score
