@@ -155,23 +155,41 @@ def run_paired(test: str, metrics: dict[str, Metric], systems: list[tuple[str, l
     return results, signatures
 
 
-def _stats_one(task: tuple[int, int]) -> list:
+def _stats_one(task: tuple[int, int | None]) -> list:
+    """Statistics of one (metric, system) pair, or of every system (``None``)."""
     m, k = task
-    return _SHARED["metric_list"][m].per_sentence_stats(_SHARED["systems"][k][1], None)
+    metric, systems = _SHARED["metric_list"][m], _SHARED["systems"]
+    if k is None:
+        return metric.per_sentence_stats_many([hyps for _, hyps in systems])
+    return [metric.per_sentence_stats(systems[k][1], None)]
 
 
 def _system_stats(metrics: list[Metric], systems: list[tuple[str, list[str]]],
                   jobs: int) -> list[list]:
-    """Per metric, per system, the per-sentence statistics (extracted in parallel with
-    ``jobs > 1``: every (metric, system) pair is one task, the slow metrics first)."""
-    tasks = [(m, k) for m in range(len(metrics)) for k in range(len(systems))]
-    tasks.sort(key=lambda task: not isinstance(metrics[task[0]], _slow_metrics()))
+    """Per metric, per system, the per-sentence statistics. Sentence-by-sentence metrics
+    (TER) are one task per system, the others one task for all systems (their batch engines
+    then process the references once); with ``jobs > 1`` the tasks run in parallel, slow
+    ones first."""
+    slow = _slow_metrics()
+    tasks: list[tuple[int, int | None]] = []
+    for m, metric in enumerate(metrics):
+        if isinstance(metric, slow) and jobs > 1:
+            tasks += [(m, k) for k in range(len(systems))]
+        else:
+            tasks.append((m, None))
+    tasks.sort(key=lambda task: task[1] is None)
     _SHARED.update(metric_list=metrics, systems=systems)
     try:
-        rows = dict(zip(tasks, _map(_stats_one, tasks, jobs)))
+        done = dict(zip(tasks, _map(_stats_one, tasks, jobs)))
     finally:
         _SHARED.clear()
-    return [[rows[m, k] for k in range(len(systems))] for m in range(len(metrics))]
+    rows: list[list] = []
+    for m in range(len(metrics)):
+        if (m, None) in done:
+            rows.append(done[m, None])
+        else:
+            rows.append([done[m, k][0] for k in range(len(systems))])
+    return rows
 
 
 def _slow_metrics() -> tuple[type, ...]:

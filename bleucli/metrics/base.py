@@ -314,9 +314,10 @@ class Metric(ABC):
         """Hook for input sanity warnings (BLEU warns about tokenised input)."""
         return None
 
-    def per_sentence_stats(self, hypotheses: Sequence[str],
-                           references: Sequence[Sequence[str | None]] | None) -> list[list[Number]]:
-        """Statistics for every sentence; the rows that corpus and resampling code share."""
+    def _reference_infos(self, hypotheses: Sequence[str],
+                         references: Sequence[Sequence[str | None]] | None) -> list[Any]:
+        """The per-sentence reference information for ``hypotheses``: from ``references``
+        if given, else from the references cached at construction (lengths checked)."""
         owner = type(self).__name__
         check_corpus_args(owner, hypotheses, references)
         if references:
@@ -332,13 +333,37 @@ class Metric(ABC):
         else:
             raise InputError(f"{owner}: no references given and none cached")
         self._warn_hypotheses(hypotheses)
+        return cache.infos
+
+    def per_sentence_stats(self, hypotheses: Sequence[str],
+                           references: Sequence[Sequence[str | None]] | None) -> list[list[Number]]:
+        """Statistics for every sentence; the rows that corpus and resampling code share."""
+        infos = self._reference_infos(hypotheses, references)
         preprocess = self.preprocess
-        return self.stats_rows([preprocess(h) for h in hypotheses], cache.infos)
+        return self.stats_rows([preprocess(h) for h in hypotheses], infos)
+
+    def per_sentence_stats_many(self, systems: Sequence[Sequence[str]]
+                                ) -> list[list[list[Number]]]:
+        """Per system, the statistics of every sentence against the cached references (the
+        paired tests): batch engines do the references' side once for all systems."""
+        infos: list[Any] = []
+        for hypotheses in systems:
+            infos = self._reference_infos(hypotheses, None)
+        preprocess = self.preprocess
+        return self.stats_rows_many([[preprocess(h) for h in hypotheses]
+                                     for hypotheses in systems], infos)
 
     def stats_rows(self, hypotheses: list[str], ref_infos: Sequence[Any]) -> list[list[Number]]:
-        """Statistics of preprocessed hypotheses; metrics may override with a batch method."""
+        """Statistics of one system's preprocessed hypotheses."""
+        return self.stats_rows_many([hypotheses], ref_infos)[0]
+
+    def stats_rows_many(self, systems: list[list[str]],
+                        ref_infos: Sequence[Any]) -> list[list[list[Number]]]:
+        """Statistics of several systems' preprocessed hypotheses against the same
+        references, sentence by sentence; metrics with a batch engine override this."""
         stats = self.sentence_stats
-        return [stats(h, info) for h, info in zip(hypotheses, ref_infos)]
+        return [[stats(h, info) for h, info in zip(hypotheses, ref_infos)]
+                for hypotheses in systems]
 
     def extract_stats(self, hypotheses: Sequence[str],
                       references: Sequence[Sequence[str | None]] | None = None) -> Stats:

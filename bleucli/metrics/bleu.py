@@ -251,17 +251,20 @@ class BLEU(Metric):
             correct[order - 1] = clipped_matches(ngrams(tokens, order), max_counts[order - 1])
         return [hyp_len, closest_ref_len(hyp_len, ref_lens), *correct, *total]
 
-    def stats_rows(self, hypotheses: list[str], ref_infos: Sequence[Any]) -> list[list[Number]]:
-        """Large corpora go through the vectorised engine (same numbers, integer ids)."""
-        if not use_batch(len(hypotheses), without_numpy=BATCH_WITHOUT_NUMPY):
-            return super().stats_rows(hypotheses, ref_infos)
+    def stats_rows_many(self, systems: list[list[str]],
+                        ref_infos: Sequence[Any]) -> list[list[list[Number]]]:
+        """Large corpora go through the vectorised engine (same numbers, integer ids), all
+        systems at once so that the references are counted once."""
+        if not systems or not use_batch(len(systems[0]), without_numpy=BATCH_WITHOUT_NUMPY):
+            return super().stats_rows_many(systems, ref_infos)
         from bleucli.metrics.bleu_batch import batch_bleu_stats
 
         streams = max((len(info) for info in ref_infos), default=0)
         refs = [[info[k] if k < len(info) else None for info in ref_infos]
                 for k in range(streams)]
-        rows = batch_bleu_stats([h.split() for h in hypotheses], refs, self.max_ngram_order)
-        return rows.tolist()
+        hyp_streams = [[h.split() for h in hypotheses] for hypotheses in systems]
+        return [rows.tolist()
+                for rows in batch_bleu_stats(hyp_streams, refs, self.max_ngram_order)]
 
     def score_from_values(self, values: Sequence[Number]) -> BLEUScore:
         order = self.max_ngram_order

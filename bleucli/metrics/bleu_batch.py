@@ -104,33 +104,39 @@ def _counts(side: _Side, order: int, n_grams: int):
     return np.unique(keys, return_counts=True)
 
 
-def batch_bleu_stats(hyps: Sequence[list[str]], refs: Sequence[Sequence[list[str] | None]],
-                     max_order: int) -> np.ndarray:
-    """Rows ``[hyp_len, closest_ref_len, matches_1..N, totals_1..N]`` for every sentence.
+def batch_bleu_stats(hyp_streams: Sequence[Sequence[list[str]]],
+                     refs: Sequence[Sequence[list[str] | None]], max_order: int
+                     ) -> list[np.ndarray]:
+    """Per hypothesis stream (one per system), rows ``[hyp_len, closest_ref_len,
+    matches_1..N, totals_1..N]`` for every sentence; the references' n-grams are counted once
+    for all streams.
 
     ``refs[k][i]`` is the tokenised k-th reference of sentence i, or ``None`` if absent.
     """
-    n = len(hyps)
     vocabulary: dict[str, int] = {}
-    hyp = _Side.from_tokens(hyps, vocabulary)
+    hyp_sides = [_Side.from_tokens(hyps, vocabulary) for hyps in hyp_streams]
     ref_sides = [_Side.from_tokens(stream, vocabulary) for stream in refs]
-    sides = [hyp, *ref_sides]
+    sides = [*hyp_sides, *ref_sides]
     vocab_size = max(len(vocabulary), 1)
-
-    rows = np.zeros((n, 2 + 2 * max_order), dtype=np.int64)
-    rows[:, 0] = hyp.lengths
-    rows[:, 1] = _closest_ref_lengths(hyp.lengths, ref_sides)
+    n = len(hyp_sides[0].lengths) if hyp_sides else 0
+    results = []
+    for hyp in hyp_sides:
+        rows = np.zeros((n, 2 + 2 * max_order), dtype=np.int64)
+        rows[:, 0] = hyp.lengths
+        rows[:, 1] = _closest_ref_lengths(hyp.lengths, ref_sides)
+        results.append(rows)
     n_grams = vocab_size
     for order in range(1, max_order + 1):
         if order > 1:
             n_grams = next_order_ids(sides, order, vocab_size)
-        hyp_keys, hyp_counts = _counts(hyp, order, n_grams)
         ref_keys, ref_counts = _max_counts([_counts(side, order, n_grams)
                                             for side in ref_sides])
-        rows[:, 1 + order] = clipped_per_sentence(hyp_keys, hyp_counts, ref_keys, ref_counts,
-                                                  n_grams, n)
-        rows[:, 1 + max_order + order] = np.maximum(hyp.lengths - order + 1, 0)
-    return rows
+        for hyp, rows in zip(hyp_sides, results):
+            hyp_keys, hyp_counts = _counts(hyp, order, n_grams)
+            rows[:, 1 + order] = clipped_per_sentence(hyp_keys, hyp_counts, ref_keys,
+                                                      ref_counts, n_grams, n)
+            rows[:, 1 + max_order + order] = np.maximum(hyp.lengths - order + 1, 0)
+    return results
 
 
 def _max_counts(per_stream):

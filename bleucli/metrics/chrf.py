@@ -199,19 +199,21 @@ class CHRF(Metric):
             return np.where(total != 0, 100 * ((1 + factor) * avg_prec * avg_rec / (
                 (factor * avg_prec) + avg_rec)), 0.0)
 
-    def stats_rows(self, hypotheses: list[str], ref_infos: Sequence[Any]) -> list[list[Number]]:
-        """Large corpora go through the vectorised engine (same numbers)."""
-        if not use_batch(len(hypotheses), without_numpy=BATCH_WITHOUT_NUMPY) or \
-                any(not info for info in ref_infos):
-            return super().stats_rows(hypotheses, ref_infos)
+    def stats_rows_many(self, systems: list[list[str]],
+                        ref_infos: Sequence[Any]) -> list[list[list[Number]]]:
+        """Large corpora go through the vectorised engine (same numbers), all systems at
+        once so that the references are counted once."""
+        if not systems or not use_batch(len(systems[0]), without_numpy=BATCH_WITHOUT_NUMPY) \
+                or any(not info for info in ref_infos):
+            return super().stats_rows_many(systems, ref_infos)
         from bleucli.metrics.chrf_batch import batch_chrf_stats
 
         streams = max(len(info) for info in ref_infos)
         refs = [[info[k].text if k < len(info) else None for info in ref_infos]
                 for k in range(streams)]
-        rows = batch_chrf_stats(hypotheses, refs, self.char_order, self.word_order,
-                                self.whitespace, split_word_punctuation, self.f_scores)
-        return rows.tolist()
+        return [rows.tolist() for rows in batch_chrf_stats(
+            systems, refs, self.char_order, self.word_order, self.whitespace,
+            split_word_punctuation, self.f_scores)]
 
     def score_from_values(self, values: Sequence[Number]) -> CHRFScore:
         return CHRFScore(self.f_score(values), self.char_order, self.word_order, self.beta)

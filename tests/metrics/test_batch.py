@@ -28,7 +28,7 @@ def test_batch_rows_equal_per_sentence_rows(data) -> None:
         metric.sentence_stats(" ".join(h), [r[i] for r in refs if r[i] is not None])
         for i, h in enumerate(hyps)
     ]
-    assert batch_bleu_stats(hyps, refs, order).tolist() == expected
+    assert batch_bleu_stats([hyps], refs, order)[0].tolist() == expected
 
 
 @settings(max_examples=25)
@@ -92,3 +92,16 @@ def test_short_runs_do_not_import_numpy() -> None:
     import numpy  # noqa: F401  (loaded: the vectorised engine runs in this process)
 
     assert float(out[0]) == bleucli.BLEU().corpus_score(hyps, refs).score
+
+
+@settings(max_examples=10, deadline=None)
+@given(data=st.data())
+def test_several_systems_at_once_equal_one_by_one(data) -> None:
+    """Paired tests extract all systems together (references counted once): same rows."""
+    n = data.draw(st.integers(MIN_BATCH, MIN_BATCH + 20))
+    refs = [data.draw(st.lists(sentences, min_size=n, max_size=n))]
+    systems = [data.draw(st.lists(sentences, min_size=n, max_size=n)) for _ in range(3)]
+    for metric in (bleucli.BLEU(references=refs), bleucli.CHRF(word_order=2, references=refs),
+                   bleucli.TER(references=refs)):
+        together = metric.per_sentence_stats_many(systems)
+        assert together == [metric.per_sentence_stats(s, None) for s in systems]
