@@ -277,9 +277,23 @@ def report_command(results: tuple[str, ...], fmt: str, width: int) -> None:
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @click.option("--junit", metavar="FILE", help="Also write a JUnit XML report.")
+@click.option("--baseline-output", metavar="FILE",
+              help="Statistical gate: the baseline system's translations. A drop then fails "
+                   "only if a paired bootstrap test finds it significant.")
+@click.option("--output", "current_output", metavar="FILE",
+              help="Statistical gate: the current system's translations.")
+@click.option("--refs", multiple=True, metavar="FILE",
+              help="Statistical gate: reference file(s); default: the test set named in the "
+                   "results' signatures.")
+@click.option("--alpha", type=float, default=0.05, show_default=True,
+              help="Statistical gate: significance level.")
+@click.option("--paired-bs-n", type=int, default=1000, show_default=True,
+              help="Statistical gate: bootstrap resamples.")
 def gate_command(current: str, baseline_path: str, tolerance: float,
                  tolerance_for: tuple[str, ...], min_score: tuple[str, ...],
-                 update_baseline: bool, fmt: str, junit: str | None) -> None:
+                 update_baseline: bool, fmt: str, junit: str | None,
+                 baseline_output: str | None, current_output: str | None,
+                 refs: tuple[str, ...], alpha: float, paired_bs_n: int) -> None:
     """Compare CURRENT.json (bleucli's JSON output; - for stdin) with a baseline."""
     from bleucli import gate
 
@@ -290,9 +304,15 @@ def gate_command(current: str, baseline_path: str, tolerance: float,
             records[0] if len(records) == 1 else records, indent=1, ensure_ascii=False) + "\n")
         click.echo(f"baseline {baseline_path} updated with {len(records)} result(s)")
         return
-    checks = gate.run_checks(gate.load_results(baseline_path), current_results, tolerance,
+    baseline_results = gate.load_results(baseline_path)
+    checks = gate.run_checks(baseline_results, current_results, tolerance,
                              gate.parse_thresholds(tolerance_for, "--tolerance-for"),
                              gate.parse_thresholds(min_score, "--min-score"))
+    if baseline_output or current_output:
+        from bleucli.runner import significance_gate
+
+        checks = significance_gate(checks, baseline_results, current_results,
+                                   baseline_output, current_output, refs, alpha, paired_bs_n)
     click.echo(gate.render_json(checks) if fmt == "json" else gate.render_text(checks))
     if os.environ.get("GITHUB_ACTIONS") == "true":
         annotations = gate.github_annotations(checks)

@@ -9,6 +9,9 @@ metric name plus test set and language pair when present. Checks per baseline re
 - it must not get worse by more than the tolerance (``drop``; TER is better when lower);
 - it must meet ``--min-score`` (for TER: stay at or below it).
 
+With the two systems' translations, :mod:`bleucli.gate_significance` turns ``drop`` failures
+that a paired bootstrap test finds insignificant into ``not-significant`` passes.
+
 Exit codes: 0 all checks pass, 3 some check failed, 1 unusable input.
 """
 
@@ -34,7 +37,7 @@ class Check:
     metric: str
     test: str
     status: str  # "pass" or "fail"
-    reason: str  # ok, new, missing, signature, drop, min-score
+    reason: str  # ok, new, missing, signature, drop, min-score, not-significant
     baseline: float | None
     current: float | None
     delta: float | None

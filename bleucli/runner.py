@@ -494,3 +494,46 @@ def sentence_level(options: Options, metrics: dict[str, Metric], systems: list[T
     if fmt == "tsv":
         body = "\t".join(s[0].name for s in scores.values() if s) + "\n" + body
     return body
+
+
+def significance_gate(checks: list, baseline: dict, current: dict,
+                      baseline_output: str | None, current_output: str | None,
+                      refs: tuple[str, ...], alpha: float, n_samples: int) -> list:
+    """``bleucli gate --baseline-output/--output``: keep failing only significant drops.
+
+    References come from ``--refs`` files or from the test set that the results'
+    signatures name (``test:``/``lang:``/``origlang:``/``subset:``), loaded as usual."""
+    from bleucli.gate_significance import apply_significance, parsed_signature
+
+    if not (baseline_output and current_output):
+        raise ConfigError("the statistical gate needs both --baseline-output and --output")
+    outputs = []
+    for path in (baseline_output, current_output):
+        source = read_file(path, "utf-8")
+        require_nonempty(source)
+        outputs.append((path, source.lines))
+    loaded: dict[tuple, list[list[str]]] = {}
+
+    def references_for(record: dict) -> list[list[str]]:
+        if refs:
+            key: tuple = ("files",)
+        else:
+            fields = parsed_signature(record).fields
+            key = tuple(fields.get(k) for k in _TESTSET_FIELDS)
+            if key[0] is None:
+                raise ConfigError(f"result {record['name']!r} names no test set: give the "
+                                  "references with --refs")
+        if key not in loaded:
+            from bleucli.cli import Options
+
+            if refs:
+                options = Options(refs=refs)
+            else:
+                options = Options(**{attribute: value for attribute, value
+                                     in zip(_TESTSET_FIELDS.values(), key)})
+            loaded[key] = [source.lines for source in load_references(options)]
+        return loaded[key]
+
+    return apply_significance(checks, baseline, current, outputs[0], outputs[1],
+                              references_for, alpha, n_samples)
+

@@ -110,3 +110,75 @@ def test_bad_input_exits_1(tmp_path) -> None:
     assert proc.returncode == 1 and b"not a bleucli JSON result" in proc.stderr
     usage = run_subprocess(["gate", "x.json"], cwd=tmp_path)  # --baseline is required
     assert usage.returncode == 2
+
+
+# -- the statistical gate ----------------------------------------------------------------------
+
+def _variant(folder: Path, name: str, change) -> Path:
+    lines = Path(HYP).read_text(encoding="utf-8").splitlines()
+    path = folder / name
+    path.write_text("\n".join(change(lines)) + "\n", encoding="utf-8")
+    return path
+
+
+def _stat_gate(folder: Path, baseline_json: Path, current_json: Path, base_txt: str,
+               now_txt: str, *args: str):
+    return run_subprocess(["gate", str(current_json), "--baseline", str(baseline_json),
+                           "--baseline-output", base_txt, "--output", now_txt, *args],
+                          cwd=folder)
+
+
+def test_statistical_gate_passes_a_drop_that_is_noise(tmp_path) -> None:
+    base = score(tmp_path, "base.json", REF, "-i", HYP)
+    # one sentence of 30 loses a word: a real but tiny drop
+    slightly = _variant(tmp_path, "slightly.de",
+                        lambda lines: [lines[0].rsplit(" ", 1)[0]] + lines[1:])
+    now = score(tmp_path, "now.json", REF, "-i", str(slightly))
+    plain = run_subprocess(["gate", str(now), "--baseline", str(base)], cwd=tmp_path)
+    assert plain.returncode == 3  # any drop fails without the statistical gate
+    proc = _stat_gate(tmp_path, base, now, HYP, str(slightly), "--refs", REF)
+    text = proc.stdout.decode()
+    assert proc.returncode == 0, text + proc.stderr.decode()
+    assert "not significant: p = " in text and "gate passed" in text
+
+
+def test_statistical_gate_fails_a_significant_drop(tmp_path) -> None:
+    base = score(tmp_path, "base.json", REF, "-i", HYP)
+    broken = _variant(tmp_path, "broken.de", lambda lines: [" ".join(reversed(line.split()))
+                                                            for line in lines])
+    now = score(tmp_path, "now.json", REF, "-i", str(broken))
+    proc = _stat_gate(tmp_path, base, now, HYP, str(broken), "--refs", REF, "-f", "json")
+    assert proc.returncode == 3
+    checks = {c["metric"]: c for c in json.loads(proc.stdout)["checks"]}
+    assert checks["BLEU"]["status"] == "fail" and checks["BLEU"]["reason"] == "drop"
+    assert "significant: p = 0.0010 <= 0.05" in checks["BLEU"]["detail"]
+
+
+def test_statistical_gate_takes_references_from_the_signature_test_set(tmp_path) -> None:
+    base = score(tmp_path, "base.json", "-t", "sample", "-l", "en-de", "-i", HYP)
+    slightly = _variant(tmp_path, "slightly.de",
+                        lambda lines: [lines[0].rsplit(" ", 1)[0]] + lines[1:])
+    now = score(tmp_path, "now.json", "-t", "sample", "-l", "en-de", "-i", str(slightly))
+    proc = _stat_gate(tmp_path, base, now, HYP, str(slightly))
+    assert proc.returncode == 0, proc.stdout.decode() + proc.stderr.decode()
+    assert "not significant" in proc.stdout.decode()
+
+
+def test_statistical_gate_refuses_files_that_do_not_match_the_results(tmp_path) -> None:
+    base = score(tmp_path, "base.json", REF, "-i", HYP)
+    broken = _variant(tmp_path, "broken.de", lambda lines: ["x"] * len(lines))
+    now = score(tmp_path, "now.json", REF, "-i", str(broken))
+    wrong = _stat_gate(tmp_path, base, now, HYP, HYP, "--refs", REF)  # not the current output
+    assert wrong.returncode == 1
+    assert b"is it the right file?" in wrong.stderr and b"Traceback" not in wrong.stderr
+    half = run_subprocess(["gate", str(now), "--baseline", str(base), "--output", HYP],
+                          cwd=tmp_path)
+    assert half.returncode == 1 and b"needs both --baseline-output and --output" in half.stderr
+    no_refs = _stat_gate(tmp_path, base, now, HYP, str(broken))
+    assert no_refs.returncode == 1 and b"--refs" in no_refs.stderr
+    short = tmp_path / "short.de"
+    short.write_text("".join(Path(HYP).read_text(encoding="utf-8").splitlines(True)[:3]),
+                     encoding="utf-8")
+    mismatch = _stat_gate(tmp_path, base, now, HYP, str(short), "--refs", REF)
+    assert mismatch.returncode == 1
+    assert b"short.de: 3 lines, but the references have 30" in mismatch.stderr

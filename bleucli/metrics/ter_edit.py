@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterator, Sequence
+from itertools import accumulate
 
 MAX_SHIFT_SIZE = 10
 MAX_SHIFT_DIST = 50
@@ -286,17 +287,18 @@ class Evaluated:
             self._previous_rows = None
         return self._rows
 
-    def trace(self) -> list[int]:
-        """One optimal path's operations, with tercom's tie-breaking (see
-        ``BeamEditDistance.trace``); from the bit vectors when exact, following the path's
-        value and reading each neighbour off one horizontal or vertical difference."""
+    def alignment(self) -> tuple[list[int], list[int], list[int]]:
+        """What the shift search needs of one optimal path (see :func:`_alignment`), with
+        tercom's tie-breaking (see ``BeamEditDistance.trace``). When exact, the path is
+        followed backwards on the bit vectors, each neighbour's value read off one
+        horizontal or vertical difference, and the alignment written as it goes."""
         if not self.exact:
             rows = self.rows
-            return self.distance.trace(self.hyp, lambda i, j: rows[i][j])
+            return _alignment(self.distance.trace(self.hyp, lambda i, j: rows[i][j]))
         states, hyp, ref = self.states, self.hyp, self.distance.ref_list
         i, j, here = len(hyp), len(ref), self.cost
-        trace: list[int] = []
-        append = trace.append
+        align = [0] * j
+        hyp_err, ref_err = [0] * i, [0] * j
         pv, mv, _, ph, mh = states[i]
         pv_before, mv_before = states[i - 1][:2] if i else (0, 0)
         while i > 0 and j > 0:
@@ -312,16 +314,25 @@ class Evaluated:
                 best, op, here = up + 1, DEL, up
             if left + 1 < best:
                 op, here = INS, left
-            append(op)
-            if op != DEL:
+            if op == INS:
                 j -= 1
-            if op != INS:
-                i -= 1
-                pv, mv, _, ph, mh = states[i]
-                pv_before, mv_before = states[i - 1][:2] if i else (0, 0)
-        trace.extend([DEL] * i + [INS] * j)
-        trace.reverse()
-        return trace
+                align[j] = i - 1
+                ref_err[j] = 1
+                continue
+            i -= 1
+            if op == DEL:
+                hyp_err[i] = 1
+            else:
+                j -= 1
+                align[j] = i
+                if op == SUB:
+                    hyp_err[i] = ref_err[j] = 1
+            pv, mv, _, ph, mh = states[i]
+            pv_before, mv_before = states[i - 1][:2] if i else (0, 0)
+        hyp_err[:i] = [1] * i  # the path's start: deletions ...
+        ref_err[:j] = [1] * j  # ... or insertions before the first hypothesis word
+        align[:j] = [-1] * j
+        return align, [0, *accumulate(hyp_err)], [0, *accumulate(ref_err)]
 
     def candidate_costs(self, candidates: list[list[int]], starts: list[int]) -> list[int]:
         """Beam distances of shifted copies of this hypothesis; candidate k keeps its first
@@ -392,6 +403,8 @@ def _shiftable_blocks(hyp: Sequence[int], ref: Sequence[int],
             if abs(start_r - start_h) > MAX_SHIFT_DIST:
                 continue
             aligned_to = align[start_r]
+            if aligned_to == start_h:
+                continue  # already aligned here: every block would shift within itself
             length = 0
             while length < MAX_SHIFT_SIZE and hyp[start_h + length] == ref[start_r + length]:
                 length += 1
@@ -425,7 +438,7 @@ def _best_shift(current: Evaluated, ref: Sequence[int],
     first (in tercom's order, up to the candidate limit) and scored in one batch.
     """
     hyp = current.hyp
-    align, hyp_sums, ref_sums = _alignment(current.trace())
+    align, hyp_sums, ref_sums = current.alignment()
     candidates: list[tuple[int, int, int, list[int]]] = []
     for start_h, start_r, length in _shiftable_blocks(hyp, ref, ref_positions, align,
                                                       hyp_sums, ref_sums):
@@ -462,6 +475,8 @@ def translation_edit_rate(hyp_words: Sequence[str], ref_words: Sequence[str]) ->
     vocabulary: dict[str, int] = {}
     ref = [vocabulary.setdefault(w, len(vocabulary)) for w in ref_words]
     hyp = [vocabulary.setdefault(w, len(vocabulary)) for w in hyp_words]
+    if hyp == ref:
+        return 0, n_ref
     ref_positions: dict[int, list[int]] = {}
     for position, word in enumerate(ref):
         ref_positions.setdefault(word, []).append(position)

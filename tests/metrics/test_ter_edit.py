@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bleucli.metrics.ter_edit import INF, BeamEditDistance, Evaluated
+from bleucli.metrics.ter_edit import INF, BeamEditDistance, Evaluated, _alignment
 
 
 def levenshtein(a: list[int], b: list[int]) -> int:
@@ -66,15 +66,16 @@ def test_beam_bound_and_exactness(hyp, ref) -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(hyp=words, ref=words)
-def test_traces_agree_when_exact(hyp, ref) -> None:
-    """The back-trace read off the bit vectors equals the one over the beam matrix."""
+def test_alignments_agree_when_exact(hyp, ref) -> None:
+    """The alignment read off the bit vectors equals the one from the beam matrix's
+    back-trace."""
     if not ref:
         return
     distance = BeamEditDistance(ref, len(hyp))
     evaluated = Evaluated(distance, hyp)
     rows = distance.beam_rows(hyp)
     assert evaluated.cost == min(rows[-1][-1], INF)
-    assert evaluated.trace() == distance.trace(hyp, lambda i, j: rows[i][j])
+    assert evaluated.alignment() == _alignment(distance.trace(hyp, lambda i, j: rows[i][j]))
 
 
 def test_far_apart_sentences_use_the_beam() -> None:
