@@ -166,14 +166,12 @@ def _stats_one(task: tuple[int, int | None]) -> list:
 
 def _system_stats(metrics: list[Metric], systems: list[tuple[str, list[str]]],
                   jobs: int) -> list[list]:
-    """Per metric, per system, the per-sentence statistics. Sentence-by-sentence metrics
-    (TER) are one task per system, the others one task for all systems (their batch engines
-    then process the references once); with ``jobs > 1`` the tasks run in parallel, slow
-    ones first."""
-    slow = _slow_metrics()
+    """Per metric, per system, the per-sentence statistics. Metrics whose engine batches
+    systems (their references are processed once) are one task for all systems; with
+    ``jobs > 1`` the others (TER) are one task per system, run first, in parallel."""
     tasks: list[tuple[int, int | None]] = []
     for m, metric in enumerate(metrics):
-        if isinstance(metric, slow) and jobs > 1:
+        if not metric.batches_systems and jobs > 1:
             tasks += [(m, k) for k in range(len(systems))]
         else:
             tasks.append((m, None))
@@ -190,12 +188,6 @@ def _system_stats(metrics: list[Metric], systems: list[tuple[str, list[str]]],
         else:
             rows.append([done[m, k][0] for k in range(len(systems))])
     return rows
-
-
-def _slow_metrics() -> tuple[type, ...]:
-    from bleucli.metrics.ter import TER
-
-    return (TER,)
 
 
 def _map(function, tasks: list, jobs: int) -> list:

@@ -264,6 +264,9 @@ class Metric(ABC):
     signature_abbreviations: dict[str, str] = {}
     #: True when all statistics are integers, so partial sums add up exactly in any order.
     integer_stats: bool = False
+    #: True when ``stats_rows_many`` shares work between systems (a batch engine), so that
+    #: paired tests extract all systems together rather than one process per system.
+    batches_systems: bool = False
 
     def __init__(self, references: Sequence[Sequence[str | None]] | None = None) -> None:
         self.num_refs: int | None = None

@@ -184,6 +184,7 @@ class BLEU(Metric):
 
     name = "BLEU"
     integer_stats = True
+    batches_systems = True
     signature_abbreviations = {"case": "c", "eff": "e", "tok": "tok", "smooth": "s"}
     SMOOTH_DEFAULTS = SMOOTH_DEFAULTS
     TOKENIZER_DEFAULT = "13a"

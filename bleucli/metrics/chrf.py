@@ -85,6 +85,7 @@ class CHRF(Metric):
 
     name = "chrF"
     integer_stats = True
+    batches_systems = True
     signature_abbreviations = {"case": "c", "eff": "e", "nc": "nc", "nw": "nw", "space": "s"}
     CHAR_ORDER = 6
     WORD_ORDER = 0
