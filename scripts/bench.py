@@ -224,14 +224,16 @@ def bench(sizes: list[int], repeats: int, ter_limit: int, folder: Path) -> Table
                     files + ["-b", "-w", "6"], repeats)
         compare_cli(table, "CLI `--sentence-level` BLEU", str(n),
                     files + ["-sl", "-b", "-w", "4"], repeats)
-        if n == min(sizes):
-            paired = [str(paths["ref"]), "-i", str(paths["sys0"]), str(paths["sys1"]),
-                      str(paths["sys2"]), "-m", "bleu", "chrf", "ter", "--paired-bs", "-f", "text"]
-            # text: SacreBLEU 2.6 cannot write float32 chrF/TER means as JSON
-            compare_cli(table, "CLI `--paired-bs`, 3 systems x 3 metrics", str(n), paired,
-                        repeats, comparable=table_lines)
-            compare_cli(table, "CLI `--paired-bs`, 3 x 3, `-j 2` (both)", str(n),
-                        paired + ["-j", "2"], repeats, comparable=table_lines)
+    # The paired test includes TER, so it runs on at most --ter-lines lines, once.
+    n = min(min(sizes), ter_limit)
+    paths = corpora[n] if n in corpora else write_corpus(folder, n)
+    paired = [str(paths["ref"]), "-i", str(paths["sys0"]), str(paths["sys1"]),
+              str(paths["sys2"]), "-m", "bleu", "chrf", "ter", "--paired-bs", "-f", "text"]
+    # text: SacreBLEU 2.6 cannot write float32 chrF/TER means as JSON
+    compare_cli(table, "CLI `--paired-bs`, 3 systems x 3 metrics", str(n), paired,
+                repeats, comparable=table_lines)
+    compare_cli(table, "CLI `--paired-bs`, 3 x 3, `-j 2` (both)", str(n),
+                paired + ["-j", "2"], repeats, comparable=table_lines)
     largest = corpora[max(sizes)]
     cli = [str(largest["ref"]), "-i", str(largest["sys0"]), "-b"]
     table.memory = (max(sizes), peak_rss("sacrebleu", cli),  # type: ignore[attr-defined]
