@@ -101,11 +101,15 @@ def test_table_renderers() -> None:
     assert tsv.splitlines()[2].split("\t")[-1].strip() == "31.50 (31.40 ± 1.10) (p = 0.0100)*"
 
 
-def test_paired_jobs_do_not_change_results(write) -> None:
+@pytest.mark.parametrize("test", ["--paired-bs", "--paired-ar"])
+def test_paired_jobs_do_not_change_results(write, monkeypatch, test) -> None:
     other, third = write("o.de", lines(REF2)), write("t.de", lines(REF))
-    args = [REF, "-i", HYP, other, third, "-m", "bleu", "chrf", "ter", "--paired-bs",
-            "-pbsn", "300", "-f", "json", "-w", "4"]
-    assert run_cli([*args, "-j", "1"]).stdout == run_cli([*args, "-j", "3"]).stdout
+    args = [REF, "-i", HYP, other, third, "-m", "bleu", "chrf", "ter", test,
+            "-pbsn", "300", "-parn", "300", "-f", "json", "-w", "4"]
+    serial = run_cli([*args, "-j", "1"]).stdout
+    assert run_cli([*args, "-j", "3"]).stdout == serial  # parallel statistics only
+    monkeypatch.setattr("bleucli.paired.PARALLEL_TESTS_WORK", 0)
+    assert run_cli([*args, "-j", "3"]).stdout == serial  # parallel tests too
 
 
 def test_systems_can_be_named(write) -> None:
