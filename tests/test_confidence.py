@@ -69,3 +69,26 @@ def test_from_signature_with_bootstrap_fields() -> None:
     assert "|bs:150|seed:12345|" in out and "μ = " in out
     wrong = sig.replace("seed:12345", "seed:99")
     assert "set BLEUCLI_SEED=99" in run_cli([REF, "-i", HYP, "--from-signature", wrong]).stderr
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_resampled_sums_equal_sacrebleus_gather_and_sum(data) -> None:
+    """The draw-count product (integer statistics, small sums) and the gathered fallback
+    (fractions, or sums past float32's exact range) both give SacreBLEU's float32 sums."""
+    import numpy as np
+
+    from bleucli.significance import draw_resamples
+
+    n = data.draw(st.integers(1, 300))
+    k = data.draw(st.integers(1, 6))
+    top = data.draw(st.sampled_from([3, 1000, 10**6]))
+    stats = np.array(data.draw(st.lists(st.lists(st.integers(-1, top), min_size=k, max_size=k),
+                                        min_size=n, max_size=n)), dtype="float32")
+    if data.draw(st.booleans()):
+        stats[0, 0] += 0.5  # a fraction, as multi-reference TER lengths have
+    resamples = draw_resamples(n, data.draw(st.integers(1, 50)), 12345)
+    expected = np.stack([drawn.sum(0) for drawn in stats[resamples.indices]])  # SacreBLEU's
+    got = resamples.sums(stats)
+    assert got.dtype == np.float32 and np.array_equal(got, expected)
+    assert np.array_equal(resamples.sums(stats), expected)  # the kept counts, reused
