@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Time bleucli against SacreBLEU, side by side, on the same generated corpora.
+"""Time bleucli against SacreBLEU, side by side, on the same generated (or given) corpora.
 
 Every measurement runs in a fresh Python process (cold caches, honest peak memory), both
 tools in the same run on the same files; the scores each reports are compared and the
@@ -8,6 +8,7 @@ script exits non-zero if they differ. Prints a Markdown table of medians and rat
 
     python scripts/bench.py                      # 2k, 20k and 200k lines
     python scripts/bench.py --quick              # small corpus, one repeat (CI agreement check)
+    python scripts/bench.py --files ref.de a.de b.de c.de   # your own test set, 3 systems
     python scripts/bench.py --write scripts/BENCHMARKS.md
 """
 
@@ -82,6 +83,25 @@ def make_corpus(lines: int, systems: int = 3, seed: int = SEED) -> tuple[list[st
             hyps.append(" ".join(out))
         outputs.append(hyps)
     return refs, outputs
+
+
+def given_corpus(files: list[str]) -> dict[int, dict[str, Path]]:
+    """``--files REF SYS0 SYS1 SYS2``: the user's own test set, keyed by its line count."""
+    paths = {"ref": Path(files[0]), **{f"sys{k}": Path(f) for k, f in enumerate(files[1:])}}
+    counts = {len(p.read_text(encoding="utf-8").splitlines()) for p in paths.values()}
+    if len(counts) != 1:
+        raise SystemExit(f"bench: --files must have the same number of lines, got {counts}")
+    return {counts.pop(): paths}
+
+
+def truncated(paths: dict[str, Path], lines: int, folder: Path) -> dict[str, Path]:
+    """The first ``lines`` lines of every file of a corpus (for the slow paired test)."""
+    out = {}
+    for name, path in paths.items():
+        out[name] = folder / f"{name}.first{lines}.txt"
+        kept = path.read_text(encoding="utf-8").splitlines()[:lines]
+        out[name].write_text("\n".join(kept) + "\n", encoding="utf-8")
+    return out
 
 
 def write_corpus(folder: Path, lines: int) -> dict[str, Path]:
@@ -204,9 +224,10 @@ def table_lines(output: str) -> list[str]:
     return [line for line in output.splitlines() if line and line[0] in "╒╞├╘│"]
 
 
-def bench(sizes: list[int], repeats: int, ter_limit: int, folder: Path) -> Table:
+def bench(corpora: dict[int, dict[str, Path]], repeats: int, ter_limit: int,
+          folder: Path) -> Table:
     table = Table()
-    corpora = {n: write_corpus(folder, n) for n in sizes}
+    sizes = sorted(corpora)
     compare_cli(table, "start-up (`--help`)", "-", ["--help"], repeats, check=False)
     for n, paths in corpora.items():
         for metric in ("bleu", "chrf", "ter"):
@@ -225,8 +246,8 @@ def bench(sizes: list[int], repeats: int, ter_limit: int, folder: Path) -> Table
         compare_cli(table, "CLI `--sentence-level` BLEU", str(n),
                     files + ["-sl", "-b", "-w", "4"], repeats)
     # The paired test includes TER, so it runs on at most --ter-lines lines, once.
-    n = min(min(sizes), ter_limit)
-    paths = corpora[n] if n in corpora else write_corpus(folder, n)
+    n = min(sizes[0], ter_limit)
+    paths = corpora[n] if n in corpora else truncated(corpora[sizes[0]], n, folder)
     paired = [str(paths["ref"]), "-i", str(paths["sys0"]), str(paths["sys1"]),
               str(paths["sys2"]), "-m", "bleu", "chrf", "ter", "--paired-bs", "-f", "text"]
     # text: SacreBLEU 2.6 cannot write float32 chrF/TER means as JSON
@@ -265,6 +286,9 @@ def main() -> int:
     parser.add_argument("--ter-lines", type=int, default=2000,
                         help="TER is slow in SacreBLEU: score at most this many lines")
     parser.add_argument("--quick", action="store_true", help="500 lines, one run")
+    parser.add_argument("--files", nargs=4, metavar=("REF", "SYS0", "SYS1", "SYS2"),
+                        help="time these files (one reference, three systems) instead of "
+                             "generated corpora")
     parser.add_argument("--write", metavar="FILE", help="also write the report to FILE")
     args = parser.parse_args()
     sizes = [500] if args.quick else [int(s) for s in args.sizes.split(",")]
@@ -274,7 +298,10 @@ def main() -> int:
     compileall.compile_dir(str(ROOT / "bleucli"), quiet=1)
     described = machine()
     with tempfile.TemporaryDirectory() as tmp:
-        table = bench(sizes, repeats, args.ter_lines, Path(tmp))
+        folder = Path(tmp)
+        corpora = given_corpus(args.files) if args.files else \
+            {n: write_corpus(folder, n) for n in sizes}
+        table = bench(corpora, repeats, args.ter_lines, folder)
     n, rss_a, rss_b = table.memory  # type: ignore[attr-defined]
     report = [
         f"Machine: {described}",

@@ -28,3 +28,17 @@ def test_generated_corpus_is_deterministic() -> None:
     refs, systems = first
     assert len(refs) == 50 and len(systems) == 3 and all(len(s) == 50 for s in systems)
     assert systems[0] != refs
+
+
+def test_bench_takes_given_files() -> None:
+    """--files times the user's own test set; the paired test uses its first --ter-lines."""
+    files = [str(ROOT / "examples" / n) for n in ("ref.de", "hyp.de", "ref2.de", "src.en")]
+    proc = subprocess.run([sys.executable, "scripts/bench.py", "--files", *files,
+                           "--repeats", "1", "--ter-lines", "20"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "| BLEU corpus score (API) | 30 |" in proc.stdout
+    assert "| TER corpus score (API) | 20 |" in proc.stdout
+    assert "| CLI `--paired-bs`, 3 systems x 3 metrics | 20 |" in proc.stdout
+    assert "Peak RSS, CLI BLEU on 30 lines" in proc.stdout
+    assert "Score disagreements" not in proc.stdout
