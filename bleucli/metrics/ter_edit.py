@@ -18,10 +18,11 @@ What is different is the work done, never the result:
 - words are integer ids, and only hypothesis/reference positions whose first words match
   are visited when looking for shiftable blocks;
 - error counts over a block come from prefix sums instead of slicing and summing;
-- each candidate shift is scored only from the first matrix row where it differs from the
-  current hypothesis (the rows before it are shared), by cost alone, and large rounds are
-  scored as one numpy batch, row by row;
-- the back-trace is built once per shift round, for the current hypothesis only.
+- each candidate shift is scored only from the first column (bit-parallel) or row (beam
+  matrix) where it differs from the current hypothesis, by cost alone; large rounds on the
+  beam matrix are scored as one numpy batch, row by row;
+- the back-trace is followed once per shift round, for the current hypothesis only, and
+  writes the alignment the search needs directly.
 """
 
 from __future__ import annotations
