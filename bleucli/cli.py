@@ -170,8 +170,9 @@ class Options:
               show_default=True, help="Resamples for --paired-bs.")
 @click.option("-parn", "--paired-ar-n", type=click.IntRange(min=1), default=10000,
               show_default=True, help="Trials for --paired-ar.")
-@click.option("-j", "--paired-jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Worker processes for paired tests (same results for any number).")
+@click.option("-j", "--paired-jobs", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Worker processes for paired tests (same results for any number); 0: "
+                   "one per system, at most half the CPUs (as SacreBLEU).")
 @click.option("--emit-stats", is_flag=True, hidden=True)  # set by `bleucli stats`
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes for big files (same result for any number).")

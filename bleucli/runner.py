@@ -463,10 +463,18 @@ def paired(options: Options, metrics: dict[str, Metric], systems: list[TextSourc
     n_samples = options.paired_bs_n if test == "bs" else options.paired_ar_n
     results, signatures = run_paired(test, dict(sorted(metrics.items())),
                                      [(s.name, s.lines) for s in systems], n_samples,
-                                     jobs=options.paired_jobs)
+                                     jobs=options.paired_jobs or automatic_jobs(len(systems)))
     return paired_table([s.name for s in systems], results,
                         {k: v.format(options.short) for k, v in signatures.items()},
                         options.fmt, options.width, test, n_samples)
+
+
+def automatic_jobs(n_systems: int) -> int:
+    """``-j 0``, as SacreBLEU decides it: a worker per system, but no more than half the
+    CPUs (hyper-threads do not count), and at least one."""
+    import os
+
+    return max(1, min((os.cpu_count() or 1) // 2, n_systems))
 
 
 def sentence_format(options: Options) -> str:

@@ -110,6 +110,16 @@ def test_paired_jobs_do_not_change_results(write, monkeypatch, test) -> None:
     assert run_cli([*args, "-j", "3"]).stdout == serial  # parallel statistics only
     monkeypatch.setattr("bleucli.paired.PARALLEL_TESTS_WORK", 0)
     assert run_cli([*args, "-j", "3"]).stdout == serial  # parallel tests too
+    assert run_cli([*args, "-j", "0"]).stdout == serial  # automatic, as SacreBLEU's -j 0
+
+
+def test_automatic_jobs_follow_sacrebleu(monkeypatch) -> None:
+    from bleucli.runner import automatic_jobs
+
+    monkeypatch.setattr("os.cpu_count", lambda: 8)
+    assert automatic_jobs(3) == 3 and automatic_jobs(6) == 4
+    monkeypatch.setattr("os.cpu_count", lambda: 1)
+    assert automatic_jobs(3) == 1
 
 
 def test_systems_can_be_named(write) -> None:
