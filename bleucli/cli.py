@@ -185,6 +185,8 @@ class Options:
               help="Decimal places of scores.")
 @click.option("-b", "--score-only", is_flag=True, help="Print only the score.")
 @click.option("-q", "--quiet", is_flag=True, help="No informational messages or progress bars.")
+@click.option("-nc", "--no-color", is_flag=True,
+              help="Accepted for SacreBLEU compatibility; bleucli prints no colours.")
 @click.option("-sh", "--short", is_flag=True, help="Abbreviated signature.")
 @click.version_option(__version__, "-V", "--version", prog_name="bleucli",
                       message="%(prog)s %(version)s")

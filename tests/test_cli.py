@@ -316,3 +316,10 @@ def test_fast_answer_only_for_help_and_version(monkeypatch) -> None:
     assert fast_answer([]) is None
     monkeypatch.setenv("COLUMNS", "64")  # a width click renders itself
     assert fast_answer(["--help"]) is None
+
+
+def test_no_color_is_accepted_like_sacrebleu() -> None:
+    plain = run_cli([REF, "-i", HYP, "-b"]).stdout
+    assert run_cli([REF, "-i", HYP, "-b", "-nc"]).stdout == plain
+    assert run_cli([REF, "-i", HYP, "-b", "--no-color"]).stdout == plain
+
