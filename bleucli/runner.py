@@ -156,6 +156,21 @@ def load_testset_references(options: Options) -> list[TextSource]:
             for name, stream in zip(data.reference_fields, data.reference_streams)]
 
 
+def filter_systems(options: Options, systems: list[TextSource],
+                   selected: int) -> list[TextSource]:
+    """``--origlang``/``--subset`` as SacreBLEU applies them: a system output covering the
+    whole test set is filtered like the references. An output that already holds just the
+    ``selected`` sentences is taken as it is."""
+    if options.test_set is None or (options.origlang is None and options.subset is None):
+        return systems
+    mask = testsets_for(options).keep_mask(options.test_set, options.language_pair or "",
+                                           options.origlang, options.subset)
+    if len(mask) == selected:
+        return systems  # the filter keeps everything
+    return [TextSource(system.name, [line for line, keep in zip(system.lines, mask) if keep])
+            if len(system.lines) == len(mask) else system for system in systems]
+
+
 def echo_fields(options: Options) -> str:
     """``--echo``: print fields of the test set(s), tab-separated, one segment per line."""
     _check_testset_options(options)
@@ -393,7 +408,7 @@ def run(options: Options) -> str:
         return run_streaming(options)
     ref_sources = load_references(options)
     _check_signature_nrefs(expected_refs, len(ref_sources))
-    systems = load_systems(options)
+    systems = filter_systems(options, load_systems(options), len(ref_sources[0].lines))
     for system in systems:
         check_same_length(system, ref_sources)
     if options.test_set is not None and options.bleu.get("tokenize") == "none":

@@ -132,6 +132,22 @@ class TestSets:
         assert reference_fields is not None
         return LoadedTestSet(names, langpair, fields, reference_fields)
 
+    def keep_mask(self, names: str | Sequence[str], langpair: str, origlang: str | None,
+                  subset: str | None) -> list[bool]:
+        """For every segment of ``names`` (concatenated), whether ``--origlang``/``--subset``
+        keep it: what filters a system output that covers the whole test set."""
+        names = [n for n in names.split(",") if n] if isinstance(names, str) else list(names)
+        mask: list[bool] = []
+        for name in names:
+            testset = self.get(name)
+            segments = self.segments(name, langpair)
+            if origlang is None and subset is None:
+                mask += [True] * len(next(iter(segments.fields.values()), []))
+                continue
+            is_xml = testset.langpairs[langpair].format == "xml"
+            mask += _keep(segments, testset, is_xml, origlang, subset)
+        return mask
+
     def fieldnames(self, name: str, langpair: str) -> list[str]:
         """Fields ``--echo`` can print, known without downloading."""
         pair = self.get(name).langpair(langpair)

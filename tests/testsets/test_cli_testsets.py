@@ -103,6 +103,25 @@ def test_origlang_filter_and_signature(two_sets, tmp_path) -> None:
     assert empty.exit_code == 1 and "no sentence with origlang=fr" in empty.stderr
 
 
+@pytest.mark.parametrize("origlang", ["de", "non-de"])
+def test_origlang_filters_a_whole_test_set_output_like_sacrebleu(two_sets, tmp_path,
+                                                                origlang) -> None:
+    """SacreBLEU's way: the system file covers the whole test set and is filtered with the
+    references (and every metric sees the same selection)."""
+    keep = [i for i, (_, lang, _, n) in enumerate(DOCS) for _ in range(n)]
+    rows = [k for k, doc in enumerate(keep)
+            if (DOCS[doc][1] == "de") == (origlang == "de")]
+    hyp = tmp_path / "hyp"
+    hyp.write_text("\n".join(HYPOTHESIS) + "\n")  # every sentence of the test set
+    result = run_cli(["-t", "a", "-l", "de-en", "-ol", origlang, "-i", str(hyp), "-m", "bleu",
+                      "chrf", "-f", "text", "-w", "6", "--testsets-file", str(two_sets)])
+    assert result.exit_code == 0, result.stderr
+    selected = [HYPOTHESIS[k] for k in rows], [[REFERENCE[k] for k in rows]]
+    assert f"= {sacrebleu.BLEU().corpus_score(*selected).score:.6f} " in result.stdout
+    assert f"= {sacrebleu.CHRF().corpus_score(*selected).score:.6f}" in result.stdout
+    assert f"|origlang:{origlang}|" in result.stdout
+
+
 def test_echo_fields(two_sets) -> None:
     base = ["-t", "a", "-l", "de-en", "--testsets-file", str(two_sets)]
     out = run_cli([*base, "--echo", "src", "ref", "docid"]).stdout.splitlines()
