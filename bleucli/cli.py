@@ -85,6 +85,7 @@ class Options:
     paired_ar_n: int = 10000
     paired_jobs: int = 1
     emit_stats: bool = False
+    detail: bool = False
 
     def __init__(self, **values: Any) -> None:
         self.bleu: dict[str, Any] = {}
@@ -188,6 +189,8 @@ class Options:
 @click.option("-nc", "--no-color", is_flag=True,
               help="Accepted for SacreBLEU compatibility; bleucli prints no colours.")
 @click.option("-sh", "--short", is_flag=True, help="Abbreviated signature.")
+@click.option("-d", "--detail", is_flag=True,
+              help="Also score each origlang and subset of the test set (text output).")
 @click.version_option(__version__, "-V", "--version", prog_name="bleucli",
                       message="%(prog)s %(version)s")
 @click.pass_context
@@ -225,6 +228,7 @@ def command(ctx: click.Context, **params: Any) -> None:
         paired_bs=params["paired_bs"], paired_ar=params["paired_ar"],
         paired_bs_n=params["paired_bs_n"], paired_ar_n=params["paired_ar_n"],
         paired_jobs=params["paired_jobs"], emit_stats=params["emit_stats"],
+        detail=params["detail"],
         bleu={
             "tokenize": params["tokenize"], "lowercase": params["lowercase"],
             "smooth_method": params["smooth_method"], "smooth_value": params["smooth_value"],

@@ -171,6 +171,52 @@ def filter_systems(options: Options, systems: list[TextSource],
             if len(system.lines) == len(mask) else system for system in systems]
 
 
+def subset_details(options: Options, metrics: dict[str, Metric], system: list[str]) -> str:
+    """``-d/--detail``: the scores of every origlang of the test set, on all its documents and
+    on each subset (domain or country), one line per metric, in SacreBLEU's layout.
+
+    ``system`` is the output for the whole test set. Unlike SacreBLEU 2.6 (which crashes
+    there), ``--origlang X`` limits the breakdown to X."""
+    if options.test_set is None:
+        return "No subset information found. Consider using --origlang argument."
+    sets = testsets_for(options)
+    pair = options.language_pair or ""
+    origlangs = [options.origlang] if options.origlang else \
+        sets.available_origlangs(options.test_set, pair)
+    if not origlangs:
+        return "No subset information found. Consider using --origlang argument."
+    references = sets.load(options.test_set, pair).reference_streams
+    if len(system) != len(references[0]):
+        raise InputError(f"--detail needs the output for the whole test set "
+                         f"({len(references[0])} lines), got {len(system)}")
+    subsets = [options.subset] if options.subset is not None else \
+        sets.available_subsets(options.test_set, pair)
+    results: dict[str, list[tuple[int, Any]]] = {}
+    for origlang in origlangs:
+        for subset in [None, *subsets]:
+            mask = sets.keep_mask(options.test_set, pair, origlang, subset)
+            selected = [line for line, keep in zip(system, mask) if keep]
+            if not selected:
+                continue
+            refs = [[line for line, keep in zip(stream, mask) if keep] for stream in references]
+            key = f"origlang={origlang}"
+            if subset is None:
+                key += " domain=ALL"
+            elif subset.startswith("country:"):
+                key += f" country={subset[len('country:'):]}"
+            else:
+                key += f" domain={subset}"
+            results[key] = [(len(selected), metric.corpus_score(selected, refs))
+                            for metric in metrics.values()]
+    if not results:
+        return ""
+    left = max(len(key) for key in results) + 1
+    name_width = max(len(score.name) for _, score in next(iter(results.values())))
+    return "\n".join(f"{key:<{left}}: sentences={n:<6} {score.name:<{name_width}} = "
+                     f"{score.score:.{options.width}f}"
+                     for key, scores in results.items() for n, score in scores)
+
+
 def echo_fields(options: Options) -> str:
     """``--echo``: print fields of the test set(s), tab-separated, one segment per line."""
     _check_testset_options(options)
@@ -301,7 +347,7 @@ def can_stream(options: Options) -> bool:
 
     return (options.test_set is None and len(options.inputs) == 1 and bool(options.refs)
             and os.path.exists(options.inputs[0]) and not options.confidence
-            and not (options.paired_bs or options.paired_ar))
+            and not (options.paired_bs or options.paired_ar) and not options.detail)
 
 
 def run_streaming(options: Options) -> str:
@@ -408,7 +454,8 @@ def run(options: Options) -> str:
         return run_streaming(options)
     ref_sources = load_references(options)
     _check_signature_nrefs(expected_refs, len(ref_sources))
-    systems = filter_systems(options, load_systems(options), len(ref_sources[0].lines))
+    full_systems = load_systems(options)
+    systems = filter_systems(options, full_systems, len(ref_sources[0].lines))
     for system in systems:
         check_same_length(system, ref_sources)
     if options.test_set is not None and options.bleu.get("tokenize") == "none":
@@ -445,6 +492,11 @@ def run(options: Options) -> str:
         for score, sig in [_corpus(metric, system, testset_fields, n_bootstrap)]
     ]
     if len(systems) == 1:
+        if options.detail:  # as SacreBLEU: the per-subset lines are text, so is the result
+            fmt = "text" if options.fmt == "json" else options.fmt
+            return single_system(results, fmt, options.width, options.score_only,
+                                 options.short) + "\n" + subset_details(
+                options, metrics, full_systems[0].lines)
         return single_system(results, options.fmt, options.width, options.score_only,
                              options.short)
     logger.info(f"Found {len(systems)} systems.")

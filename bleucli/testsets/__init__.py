@@ -148,6 +148,30 @@ class TestSets:
             mask += _keep(segments, testset, is_xml, origlang, subset)
         return mask
 
+    def available_origlangs(self, names: str, langpair: str) -> list[str]:
+        """The ``origlang`` values of the documents of ``names`` (sgm/xml sets), sorted."""
+        found: set[str] = set()
+        for name in (n for n in names.split(",") if n):
+            segments = self.segments(name, langpair)
+            if segments.filterable and segments.documents:
+                found |= {origlang for origlang, _, _ in segments.documents if origlang}
+        return sorted(found)
+
+    def available_subsets(self, names: str, langpair: str) -> list[str]:
+        """Domains of xml sets, or ``country:XX`` and domains of the sgm sets whose
+        documents the registry annotates, sorted (SacreBLEU's ``--detail`` subsets)."""
+        found: set[str] = set()
+        for name in (n for n in names.split(",") if n):
+            testset = self.get(name)
+            if testset.langpairs[langpair].format == "xml":
+                segments = self.segments(name, langpair)
+                found |= {domain for _, _, domain in segments.documents or [] if domain}
+            elif testset.subsets:
+                tags = [value.split("-") for value in testset.subsets.values()]
+                found |= {f"country:{tag[0]}" for tag in tags}
+                found |= {tag[1] for tag in tags if len(tag) > 1}
+        return sorted(found)
+
     def fieldnames(self, name: str, langpair: str) -> list[str]:
         """Fields ``--echo`` can print, known without downloading."""
         pair = self.get(name).langpair(langpair)

@@ -196,3 +196,32 @@ def test_progress_bar_only_on_a_terminal(http_server, cache, tmp_path) -> None:
                            env={**env, "BLEUCLI_CACHE": str(tmp_path / "other")},
                            capture_output=True, timeout=60)
     assert b"downloading test.tgz" not in piped.stderr and b"%" not in piped.stderr
+
+
+def test_detail_without_document_metadata_says_so(cache, monkeypatch) -> None:
+    monkeypatch.setenv("BLEUCLI_OFFLINE", "1")
+    result = run_cli(["-t", "sample", "-l", "en-de", "-i", HYP, "--detail"])
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout.splitlines()
+    assert out[0].startswith("BLEU|nrefs:2|test:sample|")  # text output, as SacreBLEU
+    assert out[-1] == "No subset information found. Consider using --origlang argument."
+    plain = run_cli([str(EXAMPLES / "ref.de"), "-i", HYP, "-d"])
+    assert plain.stdout.splitlines()[-1].startswith("No subset information found.")
+
+
+def test_detail_needs_the_whole_test_set_output(two_sets, tmp_path) -> None:
+    keep = [i for i, (_, lang, _, n) in enumerate(DOCS) for _ in range(n)]
+    hyp = tmp_path / "hyp"
+    hyp.write_text("\n".join(HYPOTHESIS[k] for k, doc in enumerate(keep)
+                             if DOCS[doc][1] == "de") + "\n")
+    result = run_cli(["-t", "a", "-l", "de-en", "-ol", "de", "-i", str(hyp), "--detail",
+                      "--testsets-file", str(two_sets)])
+    assert result.exit_code == 1
+    assert "--detail needs the output for the whole test set" in result.stderr
+    whole = tmp_path / "whole"
+    whole.write_text("\n".join(HYPOTHESIS) + "\n")
+    ok = run_cli(["-t", "a", "-l", "de-en", "-ol", "de", "-i", str(whole), "--detail",
+                  "--testsets-file", str(two_sets)])
+    assert ok.exit_code == 0, ok.stderr
+    assert [line.split(":")[0] for line in ok.stdout.splitlines()[1:]] == [
+        "origlang=de domain=ALL "]

@@ -199,3 +199,32 @@ def test_filters_like_sacrebleu(filter_set, origlang, subset) -> None:
 
     (expected,) = sb_utils.filter_subset([FILTER_SOURCE], "wmtf", "de-en", origlang, subset)
     assert filter_set.load("wmtf", "de-en", origlang, subset).fields["src"] == expected
+
+
+@pytest.mark.parametrize("extra", [[], ["--subset", "sport"]])
+def test_detail_prints_sacrebleus_subset_scores(filter_set, tmp_path, monkeypatch, capsys,
+                                                extra) -> None:
+    """-d/--detail: per origlang and subset, the lines SacreBLEU prints, same numbers."""
+    import argparse
+
+    import sacrebleu
+    import sacrebleu.utils as sb_utils
+
+    from tests.conftest import run_cli
+
+    hyps = [s.upper() + (" X" if i % 2 else "") for i, s in enumerate(FILTER_SOURCE)]
+    refs = [[s.upper() for s in FILTER_SOURCE]]
+    monkeypatch.setattr(sb_utils.Color, "ENABLE_COLORS", False)
+    args = argparse.Namespace(width=2, origlang=None, test_set="wmtf", langpair="de-en",
+                              subset=extra[1] if extra else None)
+    sb_utils.print_subset_results({"BLEU": sacrebleu.BLEU(), "CHRF": sacrebleu.CHRF()}, hyps,
+                                  refs, args)
+    expected = capsys.readouterr().out.splitlines()
+    hyp = tmp_path / "hyp.txt"
+    hyp.write_text("\n".join(hyps) + "\n", encoding="utf-8")
+    result = run_cli(["-t", "wmtf", "-l", "de-en", "-i", str(hyp), "-m", "bleu", "chrf",
+                      "-w", "2", "--detail", *extra, "--testsets-file", str(tmp_path / "r.json")])
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].lstrip().startswith("BLEU|nrefs:1|test:wmtf|lang:de-en|")  # text, not JSON
+    assert lines[2:] == expected and len(expected) >= 4
