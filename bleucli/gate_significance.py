@@ -55,12 +55,18 @@ def _checked_rows(metric: Metric, lines: list[str], record: dict[str, Any], path
     return rows
 
 
+#: (path, lines) of a system output.
+Output = tuple[str, list[str]]
+
+
 def apply_significance(checks: list[Check], baseline: dict, current: dict,
-                       baseline_output: tuple[str, list[str]],
-                       current_output: tuple[str, list[str]],
-                       references_for: Callable[[dict[str, Any]], list[list[str]]],
+                       inputs_for: Callable[[dict[str, Any]],
+                                            tuple[list[list[str]], Output, Output]],
                        alpha: float, n_samples: int) -> list[Check]:
-    """Re-examine the ``drop`` checks: pass those whose drop is not significant."""
+    """Re-examine the ``drop`` checks: pass those whose drop is not significant.
+
+    ``inputs_for(result)`` gives the references and the baseline's and current system's
+    outputs for a JSON result (selected like the references for origlang/subset)."""
     from bleucli.paired import paired_bootstrap
     from bleucli.significance import seed_from_environment
 
@@ -73,7 +79,7 @@ def apply_significance(checks: list[Check], baseline: dict, current: dict,
             out.append(check)
             continue
         key = (check.metric, check.test)
-        references = references_for(current[key])
+        references, baseline_output, current_output = inputs_for(current[key])
         for path, lines in (baseline_output, current_output):
             if references and len(lines) != len(references[0]):
                 raise InputError(f"{path}: {len(lines)} lines, but the references have "

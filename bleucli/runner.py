@@ -586,10 +586,12 @@ def significance_gate(checks: list, baseline: dict, current: dict,
     for path in (baseline_output, current_output):
         source = read_file(path, "utf-8")
         require_nonempty(source)
-        outputs.append((path, source.lines))
-    loaded: dict[tuple, list[list[str]]] = {}
+        outputs.append(source)
+    loaded: dict[tuple, tuple] = {}
 
-    def references_for(record: dict) -> list[list[str]]:
+    def inputs_for(record: dict) -> tuple:
+        """References and both outputs, filtered like the references when the signature
+        selects an origlang/subset and the outputs cover the whole test set."""
         if refs:
             key: tuple = ("files",)
         else:
@@ -606,9 +608,10 @@ def significance_gate(checks: list, baseline: dict, current: dict,
             else:
                 options = Options(**{attribute: value for attribute, value
                                      in zip(_TESTSET_FIELDS.values(), key)})
-            loaded[key] = [source.lines for source in load_references(options)]
+            references = [source.lines for source in load_references(options)]
+            selected = filter_systems(options, outputs, len(references[0]))
+            loaded[key] = (references, *[(s.name, s.lines) for s in selected])
         return loaded[key]
 
-    return apply_significance(checks, baseline, current, outputs[0], outputs[1],
-                              references_for, alpha, n_samples)
+    return apply_significance(checks, baseline, current, inputs_for, alpha, n_samples)
 

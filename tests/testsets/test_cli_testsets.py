@@ -225,3 +225,23 @@ def test_detail_needs_the_whole_test_set_output(two_sets, tmp_path) -> None:
     assert ok.exit_code == 0, ok.stderr
     assert [line.split(":")[0] for line in ok.stdout.splitlines()[1:]] == [
         "origlang=de domain=ALL "]
+
+
+def test_statistical_gate_filters_whole_outputs_by_the_signature_origlang(
+        two_sets, tmp_path, monkeypatch) -> None:
+    """Results scored with -ol on whole-test-set outputs; the gate selects the same
+    sentences from the two outputs (references from the signature's test set)."""
+    monkeypatch.setenv("BLEUCLI_TESTSETS", str(two_sets))
+    base, now = tmp_path / "base.txt", tmp_path / "now.txt"
+    base.write_text("\n".join(HYPOTHESIS) + "\n")
+    now.write_text("\n".join(HYPOTHESIS[:-1] + ["nothing alike"]) + "\n")
+    results = {}
+    for name, path in (("base", base), ("now", now)):
+        scored = run_cli(["-t", "a", "-l", "de-en", "-ol", "de", "-i", str(path), "-w", "4"])
+        assert scored.exit_code == 0, scored.stderr
+        results[name] = tmp_path / f"{name}.json"
+        results[name].write_text(scored.stdout)
+    gate = run_cli(["gate", str(results["now"]), "--baseline", str(results["base"]),
+                    "--baseline-output", str(base), "--output", str(now)])
+    assert "BLEU" in gate.stdout and "p = " in gate.stdout, gate.stdout + gate.stderr
+    assert gate.exit_code in (0, 3)
