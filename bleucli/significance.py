@@ -56,8 +56,7 @@ class Resamples:
     def __init__(self, indices, seed: int | None = None) -> None:
         self.indices = indices
         self.seed = seed
-        n_samples, n = indices.shape
-        self.per_slice = max(1, COUNTS_KEPT // max(1, n))
+        self.per_slice = max(1, COUNTS_KEPT // max(1, indices.shape[1]))
         self._counts: list | None = None
 
     def _count_slices(self):

@@ -77,6 +77,7 @@ class TestSets:
     def __init__(self, registry_files: Iterable[str] = (), offline: bool | None = None,
                  show_progress: bool = False) -> None:
         self.registry = Registry(registry_files)
+        self._segments: dict[tuple[str, str], Segments] = {}
         self.store = TestSetStore(
             offline=offline_from_environment() if offline is None else offline,
             show_progress=show_progress)
@@ -97,16 +98,31 @@ class TestSets:
         self.store.raw_files(testset, paths)
 
     def segments(self, name: str, langpair: str) -> Segments:
+        """The parsed files of one language pair, read once per ``TestSets`` (filtering,
+        ``--detail`` and the references all look at them)."""
+        key = (name, langpair)
+        if key not in self._segments:
+            testset = self.get(name)
+            pair = testset.langpair(langpair)
+            unique = _paths(pair)
+            local = dict(zip(unique, self.store.raw_files(testset, unique)))
+            self._segments[key] = read_langpair(
+                pair, [local[p] for p in (pair.source, *pair.references)])
+        return self._segments[key]
+
+    def _selection(self, name: str, langpair: str, origlang: str | None,
+                   subset: str | None) -> list[bool] | None:
+        """Which segments of one set ``--origlang``/``--subset`` keep (None: no filter)."""
+        if origlang is None and subset is None:
+            return None
         testset = self.get(name)
-        pair = testset.langpair(langpair)
-        unique = _paths(pair)
-        local = dict(zip(unique, self.store.raw_files(testset, unique)))
-        return read_langpair(pair, [local[p] for p in (pair.source, *pair.references)])
+        is_xml = testset.langpairs[langpair].format == "xml"
+        return _keep(self.segments(name, langpair), testset, is_xml, origlang, subset)
 
     def load(self, names: str | Sequence[str], langpair: str, origlang: str | None = None,
              subset: str | None = None) -> LoadedTestSet:
         """Fields of ``names`` (comma-separated or a list) concatenated, then filtered."""
-        names = [n for n in names.split(",") if n] if isinstance(names, str) else list(names)
+        names = _split_names(names)
         if not names:
             raise ConfigError("no test set given")
         testsets = [self.get(n) for n in names]
@@ -121,9 +137,7 @@ class TestSets:
             elif len(segments.references) != len(reference_fields):
                 raise InputError(f"test sets {', '.join(names)} have different numbers of "
                                  f"references for {langpair}; score them separately")
-            is_xml = testset.langpairs[langpair].format == "xml"
-            keep = (_keep(segments, testset, is_xml, origlang, subset)
-                    if origlang is not None or subset is not None else None)
+            keep = self._selection(testset.name, langpair, origlang, subset)
             renamed = dict(zip(segments.references, reference_fields))
             for name, values in segments.fields.items():
                 if keep is not None:
@@ -136,22 +150,19 @@ class TestSets:
                   subset: str | None) -> list[bool]:
         """For every segment of ``names`` (concatenated), whether ``--origlang``/``--subset``
         keep it: what filters a system output that covers the whole test set."""
-        names = [n for n in names.split(",") if n] if isinstance(names, str) else list(names)
         mask: list[bool] = []
-        for name in names:
-            testset = self.get(name)
-            segments = self.segments(name, langpair)
-            if origlang is None and subset is None:
-                mask += [True] * len(next(iter(segments.fields.values()), []))
-                continue
-            is_xml = testset.langpairs[langpair].format == "xml"
-            mask += _keep(segments, testset, is_xml, origlang, subset)
+        for name in _split_names(names):
+            keep = self._selection(name, langpair, origlang, subset)
+            if keep is None:
+                keep = [True] * len(next(iter(self.segments(name, langpair).fields.values()),
+                                         []))
+            mask += keep
         return mask
 
     def available_origlangs(self, names: str, langpair: str) -> list[str]:
         """The ``origlang`` values of the documents of ``names`` (sgm/xml sets), sorted."""
         found: set[str] = set()
-        for name in (n for n in names.split(",") if n):
+        for name in _split_names(names):
             segments = self.segments(name, langpair)
             if segments.filterable and segments.documents:
                 found |= {origlang for origlang, _, _ in segments.documents if origlang}
@@ -161,7 +172,7 @@ class TestSets:
         """Domains of xml sets, or ``country:XX`` and domains of the sgm sets whose
         documents the registry annotates, sorted (SacreBLEU's ``--detail`` subsets)."""
         found: set[str] = set()
-        for name in (n for n in names.split(",") if n):
+        for name in _split_names(names):
             testset = self.get(name)
             if testset.langpairs[langpair].format == "xml":
                 segments = self.segments(name, langpair)
@@ -183,6 +194,11 @@ class TestSets:
         meta = ["docid", "genre", "origlang"] if pair.format in ("sgm", "iwslt") and \
             pair.metadata else []
         return ["src", *refs, *meta]
+
+
+def _split_names(names: str | Sequence[str]) -> list[str]:
+    """Test-set names from a comma-separated string (as ``-t`` takes them) or a list."""
+    return [n for n in names.split(",") if n] if isinstance(names, str) else list(names)
 
 
 def _paths(pair: LangPair) -> list[str]:
