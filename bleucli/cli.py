@@ -7,7 +7,6 @@ stderr), 2 command-line usage errors (click's), 3 ``bleucli gate`` failed, 130 i
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -47,57 +46,6 @@ def expand_variadic(argv: Sequence[str]) -> list[str]:
     return out
 
 
-class Options:
-    """The parsed command line, independent of click.
-
-    A plain class rather than a dataclass: ``dataclasses`` costs start-up time that
-    ``bleucli --help`` should not pay.
-    """
-
-    refs: tuple[str, ...] = ()
-    inputs: tuple[str, ...] = ()
-    metrics: tuple[str, ...] = ("bleu",)
-    language_pair: str | None = None
-    test_set: str | None = None
-    origlang: str | None = None
-    subset: str | None = None
-    echo: tuple[str, ...] = ()
-    list_sets: bool = False
-    citation: bool = False
-    download: str | None = None
-    testsets_files: tuple[str, ...] = ()
-    offline: bool = False
-    num_refs: int = 1
-    encoding: str = "utf-8"
-    sentence_level: bool = False
-    width: int = 1
-    score_only: bool = False
-    fmt: str = "json"
-    quiet: bool = False
-    short: bool = False
-    from_signature: tuple[str, ...] = ()
-    jobs: int = 1
-    confidence: bool = False
-    confidence_n: int = 1000
-    paired_bs: bool = False
-    paired_ar: bool = False
-    paired_bs_n: int = 1000
-    paired_ar_n: int = 10000
-    paired_jobs: int = 1
-    emit_stats: bool = False
-    detail: bool = False
-
-    def __init__(self, **values: Any) -> None:
-        self.bleu: dict[str, Any] = {}
-        self.chrf: dict[str, Any] = {}
-        self.ter: dict[str, Any] = {}
-        self.explicit: set[str] = set()
-        for name, value in values.items():
-            if not hasattr(self, name):
-                raise TypeError(f"unknown option {name!r}")
-            setattr(self, name, value)
-
-
 @click.command(
     name="bleucli",
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
@@ -105,6 +53,13 @@ class Options:
            "             bleucli gate CURRENT.json --baseline BASE.json   (CI regression gate)\n"
            "             bleucli stats REFS -i HYP ... > shard.json       (mergeable statistics)\n"
            "             bleucli merge shard*.json                         (their corpus score)\n"
+           "Run `bleucli SUBCOMMAND --help` for each one's options.\n"
+           "\b\nEnvironment: BLEUCLI_FORMAT (default -f), BLEUCLI_SEED (resampling seed, or "
+           "'none'),\n"
+           "  BLEUCLI_CACHE (test-set cache folder), BLEUCLI_MIRROR (download mirror prefix),\n"
+           "  BLEUCLI_OFFLINE=1 (never download), BLEUCLI_TESTSETS (extra registries, "
+           "':'-separated),\n"
+           "  BLEUCLI_DEBUG=1 (tracebacks for unexpected errors).\n"
            "Exit codes: 0 ok, 1 bad input or options, 2 usage error, 3 gate failed, "
            "130 interrupted.",
 )
@@ -132,7 +87,7 @@ class Options:
 @click.option("--offline", is_flag=True,
               help="Never use the network (env BLEUCLI_OFFLINE=1); cached sets only.")
 @click.option("-nr", "--num-refs", type=int, default=1, show_default=True,
-              help="Split each reference line on tabs into this many references.")
+              help="Split each reference line on tabs into this many references (1-1000).")
 @click.option("-e", "--encoding", default="utf-8", show_default=True,
               help="Encoding of input files.")
 @click.option("-tok", "--tokenize", metavar="NAME",
@@ -145,11 +100,11 @@ class Options:
               help="Smoothing value for floor (default 0.1) and add-k (default 1).")
 @click.option("--force", is_flag=True, help="Do not warn about input that looks tokenised.")
 @click.option("-cc", "--chrf-char-order", type=int, default=6, show_default=True,
-              help="chrF character n-gram order.")
+              help="chrF character n-gram order (0-100).")
 @click.option("-cw", "--chrf-word-order", type=int, default=0, show_default=True,
-              help="chrF word n-gram order (2 = chrF++).")
+              help="chrF word n-gram order (2 = chrF++; 0-100).")
 @click.option("--chrf-beta", type=int, default=2, show_default=True,
-              help="chrF recall weight.")
+              help="chrF recall weight (0-1000).")
 @click.option("--chrf-whitespace", is_flag=True, help="chrF: keep spaces in character n-grams.")
 @click.option("--chrf-lowercase", is_flag=True, help="Case-insensitive chrF.")
 @click.option("--chrf-eps-smoothing", is_flag=True,
@@ -161,29 +116,27 @@ class Options:
 @click.option("-sl", "--sentence-level", is_flag=True, help="Score every sentence.")
 @click.option("-ci", "--confidence", is_flag=True,
               help="Bootstrap 95% confidence interval per metric (seed: BLEUCLI_SEED).")
-@click.option("-cin", "--confidence-n", type=click.IntRange(min=1), default=1000,
-              show_default=True, help="Bootstrap resamples for --confidence.")
+@click.option("-cin", "--confidence-n", type=int, default=1000, show_default=True,
+              help="Bootstrap resamples for --confidence (1-100000).")
 @click.option("-pbs", "--paired-bs", is_flag=True,
               help="Paired bootstrap test of every -i system against the first.")
 @click.option("-par", "--paired-ar", is_flag=True,
               help="Paired approximate randomisation test against the first system.")
-@click.option("-pbsn", "--paired-bs-n", type=click.IntRange(min=1), default=1000,
-              show_default=True, help="Resamples for --paired-bs.")
-@click.option("-parn", "--paired-ar-n", type=click.IntRange(min=1), default=10000,
-              show_default=True, help="Trials for --paired-ar.")
-@click.option("-j", "--paired-jobs", type=click.IntRange(min=0), default=1, show_default=True,
-              help="Worker processes for paired tests (same results for any number); 0: "
-                   "one per system, at most half the CPUs (as SacreBLEU).")
+@click.option("-pbsn", "--paired-bs-n", type=int, default=1000, show_default=True,
+              help="Resamples for --paired-bs (1-100000).")
+@click.option("-parn", "--paired-ar-n", type=int, default=10000, show_default=True,
+              help="Trials for --paired-ar (1-100000).")
+@click.option("-j", "--jobs", "--paired-jobs", "jobs", type=int, default=1, show_default=True,
+              help="Worker processes for big files and paired tests (same results for any "
+                   "number; at most the CPUs); 0: automatic.")
 @click.option("--emit-stats", is_flag=True, hidden=True)  # set by `bleucli stats`
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Worker processes for big files (same result for any number).")
 @click.option("--from-signature", multiple=True, metavar="SIG",
               help="Score with exactly the options a published signature states "
                    "(repeat for several metrics).")
 @click.option("-f", "--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default=None,
               help="Output format (default json; env BLEUCLI_FORMAT).")
 @click.option("-w", "--width", type=int, default=1, show_default=True,
-              help="Decimal places of scores.")
+              help="Decimal places of scores (0-30).")
 @click.option("-b", "--score-only", is_flag=True, help="Print only the score.")
 @click.option("-q", "--quiet", is_flag=True, help="No informational messages or progress bars.")
 @click.option("-nc", "--no-color", is_flag=True,
@@ -212,6 +165,8 @@ def command(ctx: click.Context, **params: Any) -> None:
     if fmt is None:
         env_fmt = os.environ.get("BLEUCLI_FORMAT", "").lower()
         fmt = env_fmt if env_fmt in OUTPUT_FORMATS else "json"
+    from bleucli.request import Options
+
     options = Options(
         refs=params["refs"], inputs=params["inputs"],
         metrics=tuple(m.lower() for m in params["metrics"]) or ("bleu",),
@@ -227,7 +182,7 @@ def command(ctx: click.Context, **params: Any) -> None:
         confidence=params["confidence"], confidence_n=params["confidence_n"],
         paired_bs=params["paired_bs"], paired_ar=params["paired_ar"],
         paired_bs_n=params["paired_bs_n"], paired_ar_n=params["paired_ar_n"],
-        paired_jobs=params["paired_jobs"], emit_stats=params["emit_stats"],
+        paired_jobs=params["jobs"], emit_stats=params["emit_stats"],
         detail=params["detail"],
         bleu={
             "tokenize": params["tokenize"], "lowercase": params["lowercase"],
@@ -258,13 +213,20 @@ def command(ctx: click.Context, **params: Any) -> None:
                context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("results", nargs=-1, required=True, metavar="[NAME:]RESULT.json...")
 @click.option("-f", "--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text",
-              show_default=True)
-@click.option("-w", "--width", type=int, default=1, show_default=True)
+              show_default=True, help="Table format (latex and markdown paste into papers).")
+@click.option("-w", "--width", type=int, default=1, show_default=True,
+              help="Decimal places of scores (0-30).")
 def report_command(results: tuple[str, ...], fmt: str, width: int) -> None:
-    """Systems x test sets x metrics from bleucli JSON results (one file per system)."""
-    from bleucli.report import build_report
+    """One table, systems x (test set, metric), from result files of bleucli or SacreBLEU.
 
-    click.echo(build_report(list(results), fmt, width))
+    Each file is any JSON that bleucli writes (one result, several metrics, several systems,
+    paired tests) or SacreBLEU's. Rows are named after the file or NAME: in NAME:RESULT.json.
+    Signatures are compared without their version field; a column that mixes signatures is
+    reported on stderr.
+    """
+    from bleucli.report import ReportRequest, build_report
+
+    click.echo(build_report(ReportRequest(list(results), fmt, check_width(width))))
 
 
 @click.command(name="gate", context_settings={"help_option_names": ["-h", "--help"]},
@@ -276,13 +238,14 @@ def report_command(results: tuple[str, ...], fmt: str, width: int) -> None:
 @click.option("--tolerance", type=float, default=0.0, show_default=True,
               help="Allowed drop in absolute points for every metric.")
 @click.option("--tolerance-for", multiple=True, metavar="METRIC=POINTS",
-              help="Per-metric tolerance, e.g. chrF2=0.5 (repeatable).")
+              help="Per-metric tolerance, e.g. chrF2=0.5 (repeatable; names as in the "
+                   "results, any case).")
 @click.option("--min-score", multiple=True, metavar="METRIC=SCORE",
               help="Required score, e.g. BLEU=30 (for TER: the maximum).")
 @click.option("--update-baseline", is_flag=True,
               help="Replace the baseline with the current results (atomically) and pass.")
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)
+              show_default=True, help="Report format on stdout.")
 @click.option("--junit", metavar="FILE", help="Also write a JUnit XML report.")
 @click.option("--baseline-output", metavar="FILE",
               help="Statistical gate: the baseline system's translations. A drop then fails "
@@ -295,51 +258,33 @@ def report_command(results: tuple[str, ...], fmt: str, width: int) -> None:
 @click.option("--alpha", type=float, default=0.05, show_default=True,
               help="Statistical gate: significance level.")
 @click.option("--paired-bs-n", type=int, default=1000, show_default=True,
-              help="Statistical gate: bootstrap resamples.")
-def gate_command(current: str, baseline_path: str, tolerance: float,
-                 tolerance_for: tuple[str, ...], min_score: tuple[str, ...],
-                 update_baseline: bool, fmt: str, junit: str | None,
-                 baseline_output: str | None, current_output: str | None,
-                 refs: tuple[str, ...], alpha: float, paired_bs_n: int) -> None:
+              help="Statistical gate: bootstrap resamples (1-100000).")
+def gate_command(current: str, baseline_path: str, **params: Any) -> None:
     """Compare CURRENT.json (bleucli's JSON output; - for stdin) with a baseline."""
-    from bleucli import gate
+    from bleucli.gate import GateRequest, run
 
-    current_results = gate.load_results(current)
-    if update_baseline:
-        records = list(current_results.values())
-        gate.write_atomic(baseline_path, json.dumps(
-            records[0] if len(records) == 1 else records, indent=1, ensure_ascii=False) + "\n")
-        click.echo(f"baseline {baseline_path} updated with {len(records)} result(s)")
-        return
-    baseline_results = gate.load_results(baseline_path)
-    checks = gate.run_checks(baseline_results, current_results, tolerance,
-                             gate.parse_thresholds(tolerance_for, "--tolerance-for"),
-                             gate.parse_thresholds(min_score, "--min-score"))
-    if baseline_output or current_output:
-        from bleucli.runner import significance_gate
-
-        checks = significance_gate(checks, baseline_results, current_results,
-                                   baseline_output, current_output, refs, alpha, paired_bs_n)
-    click.echo(gate.render_json(checks) if fmt == "json" else gate.render_text(checks))
-    if os.environ.get("GITHUB_ACTIONS") == "true":
-        annotations = gate.github_annotations(checks)
-        if annotations:
-            click.echo(annotations)
-    if junit:
-        gate.write_junit(checks, junit)
-    if any(c.status == "fail" for c in checks):
-        raise click.exceptions.Exit(gate.EXIT_GATE_FAILED)
+    outcome = run(GateRequest(current=current, baseline=baseline_path, **params))
+    click.echo(outcome.text)
+    if outcome.exit_code:
+        raise click.exceptions.Exit(outcome.exit_code)
 
 
 @click.command(name="merge", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("shards", nargs=-1, required=True, metavar="SHARD.json...")
-@click.option("-f", "--format", "fmt", type=click.Choice(["json", "text"]), default=None)
-@click.option("-w", "--width", type=int, default=1, show_default=True)
-@click.option("-b", "--score-only", is_flag=True)
-@click.option("-sh", "--short", is_flag=True)
+@click.option("-f", "--format", "fmt", type=click.Choice(["json", "text"]), default=None,
+              help="Output format (default json; env BLEUCLI_FORMAT).")
+@click.option("-w", "--width", type=int, default=1, show_default=True,
+              help="Decimal places of scores (0-30).")
+@click.option("-b", "--score-only", is_flag=True, help="Print only the score.")
+@click.option("-sh", "--short", is_flag=True, help="Abbreviated signature.")
 def merge_command(shards: tuple[str, ...], fmt: str | None, width: int, score_only: bool,
                   short: bool) -> None:
-    """Add statistics written by `bleucli stats` and print the corpus score."""
+    """Add statistics written by `bleucli stats` (one shard per part of a corpus) and print
+    the corpus score, identical to scoring the whole corpus at once.
+
+    Shards must come from the same metric options and from distinct, non-overlapping parts
+    of the data: a shard given twice, or with negative or impossible counts, is refused.
+    """
     from bleucli.formats import Result, single_system
     from bleucli.metrics.base import Signature
     from bleucli.shards import merge
@@ -351,7 +296,29 @@ def merge_command(shards: tuple[str, ...], fmt: str | None, width: int, score_on
     for metric, score, signature in merge(list(shards)):
         shortener = Signature(1, {}, metric.signature_abbreviations)
         results.append(Result("merged", score, signature, shortener.shorten(signature)))
-    click.echo(single_system(results, fmt, width, score_only, short))
+    click.echo(single_system(results, fmt, check_width(width), score_only, short))
+
+
+def check_width(width: int) -> int:
+    from bleucli.request import check_range
+
+    return check_range("-w/--width", width, 0, 30)
+
+
+STATS_HELP = """Usage: bleucli stats [REFS]... -i HYP [SCORING OPTIONS]
+
+  Write the summed sufficient statistics of one system (JSON) instead of its score, for
+  sharded or distributed scoring; `bleucli merge` adds shards and prints the corpus score.
+
+    bleucli stats ref.part1 -i hyp.part1 -m bleu chrf > part1.json
+    bleucli stats ref.part2 -i hyp.part2 -m bleu chrf > part2.json
+    bleucli merge part1.json part2.json
+
+  Takes the scoring options of `bleucli` (see `bleucli --help`): -m, -tok, -lc, -s, -sv,
+  -cc, -cw, --chrf-*, --ter-*, -t/-l, -nr, -e, -j/--jobs, --from-signature.
+  Every shard records a hash of its hypotheses and references and its line count, so
+  that `bleucli merge` refuses a shard given twice.
+"""
 
 
 def _stats_main(args: list[str]) -> list[str]:
@@ -395,6 +362,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         pass
     selected, prog = command, "bleucli"
     if args and args[0] == "stats":
+        if any(a in ("-h", "--help") for a in args[1:]):
+            click.echo(STATS_HELP, nl=False)
+            sys.exit(EXIT_OK)
         args = _stats_main(args[1:])
     elif args and args[0] in SUBCOMMANDS:
         selected, prog, args = SUBCOMMANDS[args[0]], f"bleucli {args[0]}", args[1:]
@@ -412,12 +382,45 @@ def main(argv: Sequence[str] | None = None) -> None:
         err.show()
         sys.exit(EXIT_USAGE if isinstance(err, click.UsageError) else EXIT_ERROR)
     except BleucliError as err:
-        click.echo(f"bleucli: error: {err}", err=True)
+        click.echo(f"bleucli: error: {_one_line(str(err))}", err=True)
         sys.exit(err.exit_code)
     except KeyboardInterrupt:
         click.echo("bleucli: interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
+    except BrokenPipeError:  # the reader went away (`| head`): nothing left to say
+        _quiet_stdout()
+        sys.exit(EXIT_OK)
+    except MemoryError:
+        click.echo("bleucli: error: out of memory; score the corpus in parts with "
+                   "`bleucli stats` and `bleucli merge`", err=True)
+        sys.exit(EXIT_ERROR)
+    except OSError as err:
+        where = f"{err.filename}: " if err.filename else ""
+        click.echo(f"bleucli: error: {where}{err.strerror or err}", err=True)
+        sys.exit(EXIT_ERROR)
+    except Exception as err:  # a bug: one line unless the user asks for the traceback
+        if os.environ.get("BLEUCLI_DEBUG", "") not in ("", "0"):
+            raise
+        click.echo(f"bleucli: internal error: {type(err).__name__}: {_one_line(str(err))} "
+                   f"(run with BLEUCLI_DEBUG=1 for the traceback, and please report it)",
+                   err=True)
+        sys.exit(EXIT_ERROR)
     sys.exit(EXIT_OK)
 
 
-__all__ = ["main", "command", "Options", "ConfigError", "InputError"]
+def _one_line(text: str) -> str:
+    """Error messages are one line: embedded line breaks (from servers, files) are folded."""
+    return " ".join(text.split())
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so the interpreter's final flush does
+    not raise again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+__all__ = ["main", "command", "ConfigError", "InputError"]

@@ -20,6 +20,14 @@ class ConfigError(BleucliError, ValueError):
     """An option that makes no sense: unknown tokeniser, smoothing method, metric, field."""
 
 
+class UsageError(ConfigError):
+    """The command line itself is wrong (a value out of range, an unknown name, a malformed
+    option): exit code 2, as argparse and click use for usage errors. Combinations of valid
+    options that cannot work together stay :class:`ConfigError` (exit 1, as SacreBLEU)."""
+
+    exit_code = 2
+
+
 class MissingExtraError(BleucliError, ImportError):
     """An optional dependency is needed; the message says which ``pip install`` fixes it."""
 

@@ -43,6 +43,60 @@ def single_system(results: Sequence[Result], fmt: str, width: int, score_only: b
 TABLE_FORMATS = {"text": "fancy_grid", "latex": "latex_booktabs", "markdown": "github",
                  "tsv": "tsv", "html": "html"}
 
+#: Symbols tabulate would print as-is but pdflatex cannot typeset from UTF-8 input: they go
+#: through tabulate as control characters (left alone by its LaTeX escaping) and come out
+#: as math-mode commands.
+_LATEX_SYMBOLS = {"μ": ("\x01", "$\\mu$"), "±": ("\x02", "$\\pm$")}
+
+
+def table(rows: list[list[str]], headers: list[str], fmt: str, **options: Any) -> str:
+    """A tabulate table in ``fmt`` that pastes into its target: LaTeX with its special
+    characters escaped and μ/± as math symbols, HTML with every cell escaped."""
+    from tabulate import tabulate
+
+    if fmt == "latex":
+        def protect(text: str) -> str:
+            for symbol, (mark, _) in _LATEX_SYMBOLS.items():
+                text = text.replace(symbol, mark)
+            return text
+
+        rows = [[protect(str(c)) for c in row] for row in rows]
+        headers = [protect(h) for h in headers]
+    rendered = tabulate(rows, headers=headers, tablefmt=TABLE_FORMATS.get(fmt, "fancy_grid"),
+                        disable_numparse=True, **options)
+    if fmt == "latex":
+        for mark, command in _LATEX_SYMBOLS.values():
+            rendered = rendered.replace(mark, command)
+    return rendered
+
+
+def notes(title: str, items: list[str], fmt: str, remarks: Sequence[str] = ()) -> str:
+    """A titled list under a table (signatures, legends), in the table's own syntax:
+    LaTeX comments, a Markdown list with code spans, an HTML list, TSV ``#`` lines."""
+    import html
+
+    if fmt == "latex":
+        return "\n".join(["%", *(f"% {r}" for r in remarks), f"% {title}",
+                          *(f"%  - {item}" for item in items)])
+    if fmt == "tsv":
+        return "\n".join([*(f"# {r}" for r in remarks), f"# {title}",
+                          *(f"# {item}" for item in items)])
+    if fmt == "markdown":
+        def code(item: str) -> str:
+            label, sep, value = item.partition(": ")
+            value = value.replace("`", "'")
+            return f"- {label}: `{value}`" if sep else f"- `{item}`"
+
+        return "\n".join(["", *(f"{r}\n" for r in remarks), f"**{title}**", "",
+                          *(code(item) for item in items)])
+    if fmt == "html":
+        return "\n".join([*(f"<p>{html.escape(r)}</p>" for r in remarks),
+                          f"<p>{html.escape(title)}</p>", "<ul>",
+                          *(f"<li><code>{html.escape(item)}</code></li>" for item in items),
+                          "</ul>"])
+    return "\n".join(["", *remarks, *([""] if remarks else []), title,
+                      *(f" - {item}" for item in items)])
+
 
 def multi_system(results: Sequence[Result], fmt: str, width: int, short: bool) -> str:
     """Several systems: a table of scores (systems x metrics) and the metric signatures."""
@@ -64,16 +118,15 @@ def multi_system(results: Sequence[Result], fmt: str, width: int, short: bool) -
             for system in systems
         ]
         return json.dumps(rows, indent=4, ensure_ascii=False)
-    from tabulate import tabulate
-
-    table = tabulate(
+    rendered = table(
         [[system, *(f"{cells[system, m].score:.{width}f}" for m in metrics)] for system in systems],
-        headers=["System", *metrics], tablefmt=TABLE_FORMATS.get(fmt, "fancy_grid"),
-        colalign=("right",), stralign="center", numalign="center", disable_numparse=True,
-    )
-    legend = ["", "-----------------", "Metric signatures", "-----------------"]
-    legend += [f" - {name:<10} {sig}" for name, sig in signatures.items()]
-    return table + "\n" + "\n".join(legend)
+        ["System", *metrics], fmt, colalign=("right",), stralign="center", numalign="center")
+    if fmt == "text":
+        legend = ["", "-----------------", "Metric signatures", "-----------------"]
+        legend += [f" - {name:<10} {sig}" for name, sig in signatures.items()]
+        return rendered + "\n" + "\n".join(legend)
+    return rendered + "\n" + notes("Metric signatures",
+                                    [f"{name}: {sig}" for name, sig in signatures.items()], fmt)
 
 
 def paired_table(systems: Sequence[str], results: dict, signatures: dict[str, str], fmt: str,
@@ -98,8 +151,6 @@ def paired_table(systems: Sequence[str], results: dict, signatures: dict[str, st
             rows.append(row)
         return json.dumps({"test": test, "samples": n_samples, "systems": rows,
                            "signatures": signatures}, indent=1, ensure_ascii=False)
-    from tabulate import tabulate
-
     separator = "\n" if fmt == "text" else " "
     headers = ["System"]
     columns = []
@@ -115,22 +166,21 @@ def paired_table(systems: Sequence[str], results: dict, signatures: dict[str, st
                 cell += f"{separator}(p = {r.p_value:.4f})" + ("*" if r.p_value <= 0.05 else "")
             cells.append(cell)
         columns.append(cells)
-    table = tabulate([[name, *row] for name, row in zip(names, zip(*columns))],
-                     headers=headers, tablefmt=TABLE_FORMATS.get(fmt, "fancy_grid"),
-                     colalign=("right",), stralign="center", disable_numparse=True)
+    rendered = table([[name, *row] for name, row in zip(names, zip(*columns))], headers, fmt,
+                     colalign=("right",), stralign="center")
     kind = ("paired bootstrap resampling" if test == "bs" else "approximate randomization")
-    legend = [
-        "",
+    remarks = [
         f"{kind.capitalize()} test, {n_samples} samples; every system against the baseline.",
         "* p <= 0.05: the difference to the baseline is unlikely to be due to chance "
         "(it says nothing about which system is better).",
-        "",
-        "Metric signatures:",
-        *[f" - {name:<10} {sig}" for name, sig in signatures.items()],
     ]
-    if fmt == "latex":
-        legend = ["% " + line if line else "%" for line in legend]
-    return table + "\n" + "\n".join(legend)
+    if fmt == "text":
+        legend = ["", *remarks, "", "Metric signatures:",
+                  *[f" - {name:<10} {sig}" for name, sig in signatures.items()]]
+        return rendered + "\n" + "\n".join(legend)
+    return rendered + "\n" + notes("Metric signatures:",
+                                    [f"{name}: {sig}" for name, sig in signatures.items()],
+                                    fmt, remarks)
 
 
 def sentence_rows(scores: dict[str, list[Score]], signatures: dict[str, str], fmt: str,

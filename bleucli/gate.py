@@ -1,7 +1,8 @@
 """``bleucli gate``: fail CI when scores drop, miss a floor, or stop being comparable.
 
-Results are the JSON objects bleucli prints (one or a list per file). A result is keyed by
-metric name plus test set and language pair when present. Checks per baseline result:
+Results are any JSON layout bleucli or SacreBLEU writes, read by :mod:`bleucli.results`. A
+result is keyed by system (when the file has several), metric name and the test set its
+signature names. Checks per baseline result:
 
 - the current results must contain it (``missing`` fails);
 - the signatures must agree on every field but ``version`` (a different tokeniser, case,
@@ -12,24 +13,26 @@ metric name plus test set and language pair when present. Checks per baseline re
 With the two systems' translations, :mod:`bleucli.gate_significance` turns ``drop`` failures
 that a paired bootstrap test finds insignificant into ``not-significant`` passes.
 
-Exit codes: 0 all checks pass, 3 some check failed, 1 unusable input.
+Metric names in ``--tolerance-for``/``--min-score`` match the results' names
+case-insensitively; a name the results do not have is a usage error, never ignored, and so
+are NaN or infinite thresholds (they would let every comparison pass).
+
+Exit codes: 0 all checks pass, 3 some check failed, 1 unusable input, 2 usage error.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
-from bleucli.errors import ConfigError
-from bleucli.io import result_records
+from bleucli.errors import BleucliError, UsageError
+from bleucli.results import ScoreRecord, comparable_signature, match_metric, signature_fields
 
 EXIT_GATE_FAILED = 3
-#: Metrics where a lower score is better.
-LOWER_IS_BETTER = {"TER"}
 
 
 @dataclass
@@ -42,87 +45,167 @@ class Check:
     current: float | None
     delta: float | None
     detail: str = ""
+    system: str = ""
 
     @property
     def label(self) -> str:
-        return f"{self.metric} ({self.test})" if self.test else self.metric
+        text = f"{self.metric} ({self.test})" if self.test else self.metric
+        return f"{self.system}: {text}" if self.system else text
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.system, self.metric, self.test)
 
 
-def load_results(path: str) -> dict[tuple[str, str], dict[str, Any]]:
-    """Results of a JSON file keyed by (metric name, "test/lang")."""
-    records = result_records(path)
-    results = {}
-    for record in records:
-        test = "/".join(str(record[k]) for k in ("test", "lang") if record.get(k))
-        results[(record["name"], test)] = record
-    return results
+@dataclass
+class GateRequest:
+    """What ``bleucli gate`` was asked to do, independent of click."""
+
+    current: str
+    baseline: str
+    tolerance: float = 0.0
+    tolerance_for: tuple[str, ...] = ()
+    min_score: tuple[str, ...] = ()
+    update_baseline: bool = False
+    fmt: str = "text"
+    junit: str | None = None
+    baseline_output: str | None = None
+    current_output: str | None = None
+    refs: tuple[str, ...] = ()
+    alpha: float = 0.05
+    paired_bs_n: int = 1000
 
 
-def _signature_fields(record: dict[str, Any]) -> dict[str, str]:
-    pairs = [f.split(":", 1) for f in str(record.get("signature", "")).split("|") if ":" in f]
-    return {k: v for k, v in pairs if k not in ("version", "v")}
+@dataclass
+class GateOutcome:
+    text: str
+    exit_code: int
 
 
-def parse_thresholds(values: tuple[str, ...], what: str) -> dict[str, float]:
-    """``NAME=number`` pairs (``BLEU=0.5``)."""
+def run(request: GateRequest) -> GateOutcome:
+    """Load both result files, run every check, write the reports asked for."""
+    from bleucli.io import read_json
+    from bleucli.results import parse_results
+
+    document = read_json(request.current, "a bleucli JSON result")
+    current = by_key(parse_results(document, request.current))
+    if request.update_baseline:
+        write_atomic(request.baseline,
+                     json.dumps(document, indent=1, ensure_ascii=False) + "\n")
+        return GateOutcome(f"baseline {request.baseline} updated with {len(current)} "
+                           f"result(s)", 0)
+    from bleucli.results import load_results
+
+    baseline = by_key(load_results(request.baseline))
+    known = sorted({key[1] for key in (*baseline, *current)})
+    checks = run_checks(
+        baseline, current, finite(request.tolerance, "--tolerance", 0.0),
+        parse_thresholds(request.tolerance_for, "--tolerance-for", known, 0.0),
+        parse_thresholds(request.min_score, "--min-score", known))
+    if request.baseline_output or request.current_output:
+        from bleucli.gate_significance import significance_gate
+
+        checks = significance_gate(checks, baseline, current, request)
+    text = render_json(checks) if request.fmt == "json" else render_text(checks)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        annotations = github_annotations(checks)
+        if annotations:
+            text += "\n" + annotations
+    if request.junit:
+        write_junit(checks, request.junit)
+    failed = any(c.status == "fail" for c in checks)
+    return GateOutcome(text, EXIT_GATE_FAILED if failed else 0)
+
+
+def by_key(records: list[ScoreRecord]) -> dict[tuple[str, str, str], ScoreRecord]:
+    """Results keyed by (system, metric, test set); the reader refused duplicates."""
+    return {record.key: record for record in records}
+
+
+def finite(value: float, option: str, minimum: float | None = None) -> float:
+    """A usable number for ``option``: NaN or infinity would make every comparison pass."""
+    if not math.isfinite(value):
+        raise UsageError(f"{option} must be a finite number, got {value}")
+    if minimum is not None and value < minimum:
+        raise UsageError(f"{option} must be at least {minimum:g}, got {value:g}")
+    return value
+
+
+def parse_thresholds(values: tuple[str, ...], what: str, known: list[str],
+                     minimum: float | None = None) -> dict[str, float]:
+    """``NAME=number`` pairs (``BLEU=0.5``); names match the results' metrics
+    case-insensitively, and a name the results do not have is a usage error."""
     out = {}
     for value in values:
         name, sep, number = value.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"{what} {value!r} is not NAME=NUMBER (e.g. BLEU=30)")
         try:
-            out[name] = float(number)
+            parsed = float(number)
         except ValueError:
-            raise ConfigError(f"{what} {value!r} is not NAME=NUMBER") from None
-        if not sep or not name:
-            raise ConfigError(f"{what} {value!r} is not NAME=NUMBER")
+            raise UsageError(f"{what} {value!r}: {number!r} is not a number") from None
+        metric = match_metric(name.strip(), known, what)
+        if metric in out:
+            raise UsageError(f"{what} gives {metric} twice")
+        out[metric] = finite(parsed, f"{what} {metric}", minimum)
     return out
 
 
-def run_checks(baseline: dict, current: dict, tolerance: float,
+def run_checks(baseline: dict[tuple[str, str, str], ScoreRecord],
+               current: dict[tuple[str, str, str], ScoreRecord], tolerance: float,
                tolerances: dict[str, float], min_scores: dict[str, float]) -> list[Check]:
     checks = []
+    finite(tolerance, "--tolerance", 0.0)
+
+    def below_floor(record: ScoreRecord) -> str | None:
+        floor = min_scores.get(record.metric)
+        if floor is None:
+            return None
+        if record.score > floor if record.lower_is_better else record.score < floor:
+            return f"{'maximum' if record.lower_is_better else 'minimum'} is {floor:g}"
+        return None
+
     for key, base in baseline.items():
-        metric, test = key
+        system, metric, test = key
         now = current.get(key)
-        old = float(base["score"])
+        old = base.score
         if now is None:
             checks.append(Check(metric, test, "fail", "missing", old, None, None,
-                                "no current result"))
+                                "no current result", system))
             continue
-        new = float(now["score"])
+        new = now.score
         delta = round(new - old, 10)
-        old_sig, new_sig = _signature_fields(base), _signature_fields(now)
+        old_sig = signature_fields(comparable_signature(base.signature))
+        new_sig = signature_fields(comparable_signature(now.signature))
         if old_sig != new_sig:
             changed = [f"{k}:{old_sig.get(k, '-')} -> {k}:{new_sig.get(k, '-')}"
                        for k in sorted(set(old_sig) | set(new_sig))
                        if old_sig.get(k) != new_sig.get(k)]
             checks.append(Check(metric, test, "fail", "signature", old, new, delta,
-                                "signature differs: " + ", ".join(changed)))
+                                "signature differs: " + ", ".join(changed), system))
             continue
         allowed = tolerances.get(metric, tolerance)
-        worse = -delta if metric not in LOWER_IS_BETTER else delta
+        worse = delta if base.lower_is_better else -delta
         if worse > allowed + 1e-12:
             checks.append(Check(metric, test, "fail", "drop", old, new, delta,
-                                f"worse by {worse:.4g} (tolerance {allowed:g})"))
+                                f"worse by {worse:.4g} (tolerance {allowed:g})", system))
             continue
-        floor = min_scores.get(metric)
-        if floor is not None and (new > floor if metric in LOWER_IS_BETTER else new < floor):
-            bound = "maximum" if metric in LOWER_IS_BETTER else "minimum"
-            checks.append(Check(metric, test, "fail", "min-score", old, new, delta,
-                                f"{bound} is {floor:g}"))
+        floor = below_floor(now)
+        if floor:
+            checks.append(Check(metric, test, "fail", "min-score", old, new, delta, floor,
+                                system))
             continue
-        checks.append(Check(metric, test, "pass", "ok", old, new, delta))
+        checks.append(Check(metric, test, "pass", "ok", old, new, delta, system=system))
     for key, now in current.items():
         if key not in baseline:
-            metric, test = key
-            new = float(now["score"])
-            floor = min_scores.get(metric)
-            if floor is not None and (new > floor if metric in LOWER_IS_BETTER else new < floor):
-                checks.append(Check(metric, test, "fail", "min-score", None, new, None,
-                                    f"{'maximum' if metric in LOWER_IS_BETTER else 'minimum'}"
-                                    f" is {floor:g}"))
+            system, metric, test = key
+            floor = below_floor(now)
+            if floor:
+                checks.append(Check(metric, test, "fail", "min-score", None, now.score, None,
+                                    floor, system))
             else:
-                checks.append(Check(metric, test, "pass", "new", None, new, None,
-                                    "not in the baseline"))
+                checks.append(Check(metric, test, "pass", "new", None, now.score, None,
+                                    "not in the baseline", system))
     return checks
 
 
@@ -168,15 +251,37 @@ def write_junit(checks: list[Check], path: str) -> None:
     write_atomic(path, ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n")
 
 
+class OutputError(BleucliError):
+    """A file bleucli was asked to write cannot be written."""
+
+
 def write_atomic(path: str, text: str) -> None:
-    """Replace ``path`` in one step, so a crash never leaves half a baseline."""
+    """Replace ``path`` in one step, so a crash never leaves half a baseline. A file that
+    exists keeps its permissions; a new one gets the usual ones (0666 less the umask)."""
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.",
-                               suffix=".part")
+    folder = target.parent
+    if target.is_dir():
+        raise OutputError(f"{path}: is a directory; give a file name")
+    if not folder.is_dir():
+        raise OutputError(f"{path}: folder {folder} does not exist; create it first")
+    try:
+        mode = target.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".part")
+    except OSError as err:
+        raise OutputError(f"{path}: cannot write ({err.strerror})") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
+        os.chmod(tmp, mode)
         os.replace(tmp, target)
+    except OSError as err:
+        Path(tmp).unlink(missing_ok=True)
+        raise OutputError(f"{path}: cannot write ({err.strerror})") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -13,28 +13,31 @@ so that a wrong file cannot silently decide the gate.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from bleucli.errors import ConfigError, InputError
+from bleucli.errors import ConfigError, InputError, UsageError
 from bleucli.gate import Check
 from bleucli.metrics.base import Metric, sum_rows
+from bleucli.results import ScoreRecord
 
 if TYPE_CHECKING:
+    from bleucli.gate import GateRequest
     from bleucli.signature import ParsedSignature
 
+Key = tuple[str, str, str]
 
-def parsed_signature(record: dict[str, Any]) -> ParsedSignature:
-    """The signature of a JSON result, read with the metric its ``name`` gives."""
+
+def parsed_signature(record: ScoreRecord) -> ParsedSignature:
+    """The signature of a result, read with the metric its name gives."""
     from bleucli.signature import parse_signature
 
-    signature = record.get("signature")
-    if not signature:
-        raise ConfigError(f"result {record.get('name')!r} has no signature: the statistical "
+    if not record.signature:
+        raise ConfigError(f"{record.where}: {record.metric} has no signature: the statistical "
                           "gate cannot tell how it was computed")
-    return parse_signature(f"{record['name']}|{signature}")
+    return parse_signature(f"{record.metric}|{record.signature}")
 
 
-def metric_for(record: dict[str, Any], references: list[list[str]]) -> Metric:
+def metric_for(record: ScoreRecord, references: list[list[str]]) -> Metric:
     """The metric (with its options) that produced ``record``, from its signature."""
     from bleucli.metrics import metric_class
 
@@ -42,16 +45,16 @@ def metric_for(record: dict[str, Any], references: list[list[str]]) -> Metric:
     return metric_class(parsed.metric)(**parsed.metric_options(), references=references)
 
 
-def _checked_rows(metric: Metric, lines: list[str], record: dict[str, Any], path: str):
+def _checked_rows(metric: Metric, lines: list[str], record: ScoreRecord, path: str):
     """Per-sentence statistics of ``lines``, which must reproduce ``record``'s score (as
     rounded in the JSON: within half a unit of its last decimal)."""
     rows = metric.per_sentence_stats(lines, None)
     score = metric.score_from_values(sum_rows(rows)).score
-    expected = record["score"]
-    decimals = 0 if isinstance(expected, int) else len(repr(float(expected)).split(".")[1])
-    if abs(score - float(expected)) > 0.5 * 10 ** -decimals + 1e-9:
-        raise ConfigError(f"{path} scores {score:.4f} {record['name']}, but its JSON result "
-                          f"says {expected}: is it the right file?")
+    expected = record.score
+    decimals = 0 if expected.is_integer() else len(repr(expected).split(".")[1])
+    if abs(score - expected) > 0.5 * 10 ** -decimals + 1e-9:
+        raise ConfigError(f"{path} scores {score:.4f} {record.metric}, but its JSON result "
+                          f"says {expected:g}: is it the right file?")
     return rows
 
 
@@ -59,42 +62,99 @@ def _checked_rows(metric: Metric, lines: list[str], record: dict[str, Any], path
 Output = tuple[str, list[str]]
 
 
-def apply_significance(checks: list[Check], baseline: dict, current: dict,
-                       inputs_for: Callable[[dict[str, Any]],
+def apply_significance(checks: list[Check], baseline: dict[Key, ScoreRecord],
+                       current: dict[Key, ScoreRecord],
+                       inputs_for: Callable[[ScoreRecord],
                                             tuple[list[list[str]], Output, Output]],
                        alpha: float, n_samples: int) -> list[Check]:
     """Re-examine the ``drop`` checks: pass those whose drop is not significant.
 
     ``inputs_for(result)`` gives the references and the baseline's and current system's
-    outputs for a JSON result (selected like the references for origlang/subset)."""
+    outputs for a result (selected like the references for origlang/subset)."""
+    import math
+
     from bleucli.paired import paired_bootstrap
     from bleucli.significance import seed_from_environment
 
-    if not 0 < alpha < 1:
-        raise ConfigError(f"--alpha must be between 0 and 1, got {alpha}")
+    if not (math.isfinite(alpha) and 0 < alpha < 1):
+        raise UsageError(f"--alpha must be between 0 and 1, got {alpha}")
+    if not 1 <= n_samples <= MAX_SAMPLES:
+        raise UsageError(f"--paired-bs-n must be between 1 and {MAX_SAMPLES}, got {n_samples}")
     _, seed = seed_from_environment()
     out = []
     for check in checks:
         if check.reason != "drop":
             out.append(check)
             continue
-        key = (check.metric, check.test)
-        references, baseline_output, current_output = inputs_for(current[key])
+        now = current[check.key]
+        references, baseline_output, current_output = inputs_for(now)
         for path, lines in (baseline_output, current_output):
             if references and len(lines) != len(references[0]):
                 raise InputError(f"{path}: {len(lines)} lines, but the references have "
                                  f"{len(references[0])}")
-        metric = metric_for(current[key], references)
-        base_rows = _checked_rows(metric, baseline_output[1], baseline[key], baseline_output[0])
-        now_rows = _checked_rows(metric, current_output[1], current[key], current_output[0])
+        metric = metric_for(now, references)
+        base_rows = _checked_rows(metric, baseline_output[1], baseline[check.key],
+                                  baseline_output[0])
+        now_rows = _checked_rows(metric, current_output[1], now, current_output[0])
         result = paired_bootstrap(metric, base_rows, now_rows, n_samples, seed or None)
         p = result.p_value
         if p is not None and p > alpha:
             out.append(Check(check.metric, check.test, "pass", "not-significant",
                              check.baseline, check.current, check.delta,
-                             f"{check.detail}, but not significant: p = {p:.4f} > {alpha:g}"))
+                             f"{check.detail}, but not significant: p = {p:.4f} > {alpha:g}",
+                             check.system))
         else:
             out.append(Check(check.metric, check.test, "fail", "drop", check.baseline,
                              check.current, check.delta,
-                             f"{check.detail}; significant: p = {p:.4f} <= {alpha:g}"))
+                             f"{check.detail}; significant: p = {p:.4f} <= {alpha:g}",
+                             check.system))
     return out
+
+
+#: The most resamples a command accepts (memory grows with resamples x sentences).
+MAX_SAMPLES = 100_000
+
+
+def significance_gate(checks: list[Check], baseline: dict[Key, ScoreRecord],
+                      current: dict[Key, ScoreRecord], request: GateRequest) -> list[Check]:
+    """``bleucli gate --baseline-output/--output``: keep failing only significant drops.
+
+    References come from ``--refs`` files or from the test set that the results'
+    signatures name (``test:``/``lang:``/``origlang:``/``subset:``), loaded as usual."""
+    from bleucli.io import read_file, require_nonempty
+    from bleucli.request import Options
+    from bleucli.runner import TESTSET_FIELDS, filter_systems, load_references
+
+    if not (request.baseline_output and request.current_output):
+        raise ConfigError("the statistical gate needs both --baseline-output and --output")
+    outputs = []
+    for path in (request.baseline_output, request.current_output):
+        source = read_file(path, "utf-8")
+        require_nonempty(source)
+        outputs.append(source)
+    loaded: dict[tuple, tuple] = {}
+
+    def inputs_for(record: ScoreRecord) -> tuple:
+        """References and both outputs, filtered like the references when the signature
+        selects an origlang/subset and the outputs cover the whole test set."""
+        if request.refs:
+            key: tuple = ("files",)
+        else:
+            fields = parsed_signature(record).fields
+            key = tuple(fields.get(k) for k in TESTSET_FIELDS)
+            if key[0] is None:
+                raise ConfigError(f"result {record.label} names no test set: give the "
+                                  "references with --refs")
+        if key not in loaded:
+            if request.refs:
+                options = Options(refs=request.refs)
+            else:
+                options = Options(**{attribute: value for attribute, value
+                                     in zip(TESTSET_FIELDS.values(), key)})
+            references = [source.lines for source in load_references(options)]
+            selected = filter_systems(options, outputs, len(references[0]))
+            loaded[key] = (references, *[(s.name, s.lines) for s in selected])
+        return loaded[key]
+
+    return apply_significance(checks, baseline, current, inputs_for, request.alpha,
+                              request.paired_bs_n)

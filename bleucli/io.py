@@ -28,7 +28,9 @@ def check_encoding(encoding: str) -> None:
     try:
         codecs.lookup(encoding)
     except LookupError:
-        raise InputError(f"unknown encoding {encoding!r}") from None
+        from bleucli.errors import UsageError
+
+        raise UsageError(f"-e/--encoding: unknown encoding {encoding!r}") from None
 
 
 def decode_lines(data: bytes, name: str, encoding: str = "utf-8") -> list[str]:
@@ -123,13 +125,3 @@ def read_json(path: str, what: str) -> object:
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise InputError(f"{path}: line {err.lineno}: not {what} ({err.msg})") from None
-
-
-def result_records(path: str) -> list[dict]:
-    """The result objects of a bleucli/SacreBLEU JSON output file (one or a list)."""
-    data = read_json(path, "a bleucli JSON result")
-    records = data if isinstance(data, list) else [data]
-    for record in records:
-        if not isinstance(record, dict) or "name" not in record or "score" not in record:
-            raise InputError(f"{path}: not a bleucli JSON result (needs 'name' and 'score')")
-    return records

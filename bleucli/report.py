@@ -1,56 +1,85 @@
 """``bleucli report``: one table from many result files, e.g. a paper's main table.
 
-Each input is the JSON bleucli (or SacreBLEU) prints for one system: one result object or a
-list of them. Rows are systems (named after the file, or ``name:path``), columns are
-(test set, metric) pairs, and each metric's signature is listed once below the table, with
-the test-set fields left out because the columns say them; a column whose results disagree
-on the signature is flagged, because its numbers are not comparable.
+Each input is any JSON layout bleucli (or SacreBLEU) writes, read by :mod:`bleucli.results`:
+one result, several metrics, several systems, paired tests, or another report. Rows are
+systems (named after the file, or ``name:path``; a file of several systems gives a row per
+system), columns are (test set, metric) pairs, and each metric's signature is listed once
+below the table without the test-set fields (the columns say them) and without the version
+(it says which tool wrote the number, not how it was computed). A column whose results
+disagree on the signature is reported on stderr: its numbers are not comparable.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from bleucli.errors import InputError
-from bleucli.io import result_records
+from bleucli.results import TESTSET_KEYS, ScoreRecord, comparable_signature, load_results
 
-_TESTSET_KEYS = ("test", "lang", "origlang", "subset")
+logger = logging.getLogger("bleucli")
 
 
-def _load(spec: str) -> tuple[str, list[dict[str, Any]]]:
+@dataclass
+class ReportRequest:
+    """What ``bleucli report`` was asked for, independent of click."""
+
+    specs: list[str]
+    fmt: str = "text"
+    width: int = 1
+
+
+def _load(spec: str) -> tuple[str, list[ScoreRecord]]:
     name, sep, path = spec.partition(":")
     if not sep or Path(spec).exists():
         name, path = Path(spec).stem, spec
-    return name, result_records(path)
+    return name, load_results(path)
 
 
-def build_report(specs: list[str], fmt: str = "text", width: int = 1) -> str:
+def _column_signature(record: ScoreRecord) -> str:
+    """The signature without test-set fields (the column says them) and without version."""
+    short_testset = {"t", "l", "o", "S"}
+    return "|".join(part for part in comparable_signature(record.signature).split("|")
+                    if part and part.split(":", 1)[0] not in (*TESTSET_KEYS, *short_testset))
+
+
+def build_report(request: ReportRequest) -> str:
     """Render systems x (test set, metric) scores with one signature line per metric."""
-    from tabulate import tabulate
-
-    from bleucli.formats import TABLE_FORMATS
+    from bleucli.formats import notes, table
 
     systems: list[str] = []
     columns: list[tuple[str, str]] = []
     cells: dict[tuple[str, str, str], float] = {}
     signatures: dict[tuple[str, str], set[str]] = {}
-    for spec in specs:
-        system, records = _load(spec)
-        if system in systems:
-            raise InputError(f"system {system!r} appears twice; name them with name:path")
-        systems.append(system)
+    for spec in request.specs:
+        file_system, records = _load(spec)
+        names = {record.system for record in records}
         for record in records:
-            test = "/".join(str(record[k]) for k in ("test", "lang") if record.get(k)) or "-"
-            column = (test, record["name"])
+            system = file_system if len(names) == 1 else f"{file_system}: {record.system}"
+            if system not in systems:
+                if any(c[0] == system for c in cells):
+                    raise InputError(f"system {system!r} appears twice; name them with "
+                                     f"name:path")
+                systems.append(system)
+            test = record.test or "-"
+            column = (test, record.metric)
             if column not in columns:
                 columns.append(column)
-            cells[(system, test, record["name"])] = float(record["score"])
-            signature = "|".join(f for f in str(record.get("signature", "")).split("|")
-                                 if f.split(":", 1)[0] not in _TESTSET_KEYS)
-            signatures.setdefault(column, set()).add(signature)
-    if fmt == "json":
+            if (system, test, record.metric) in cells:
+                raise InputError(f"system {system!r} has two {record.metric} results for "
+                                 f"{test}; name the files with name:path")
+            cells[(system, test, record.metric)] = record.score
+            signature = _column_signature(record)
+            if signature:
+                signatures.setdefault(column, set()).add(signature)
+    mixed_columns = [c for c, sigs in signatures.items() if len(sigs) > 1]
+    label = {c: f"{c[1]} ({c[0]})" if c[0] != "-" else c[1] for c in columns}
+    for column in mixed_columns:
+        logger.warning(f"{label[column]} mixes different signatures; those scores are not "
+                       f"comparable: {' vs '.join(sorted(signatures[column]))}")
+    if request.fmt == "json":
         return json.dumps({"systems": [
             {"system": s, "scores": [{"test": t, "metric": m, "score": cells[s, t, m]}
                                      for t, m in columns if (s, t, m) in cells]}
@@ -58,19 +87,13 @@ def build_report(specs: list[str], fmt: str = "text", width: int = 1) -> str:
             "signatures": [{"test": t, "metric": m, "signatures": sorted(v)}
                            for (t, m), v in signatures.items()]},
             indent=1, ensure_ascii=False)
-    label = {c: f"{c[1]} ({c[0]})" if c[0] != "-" else c[1] for c in columns}
+    width = request.width
     headers = ["System", *[label[c] for c in columns]]
     rows = [[s, *(f"{cells[s, t, m]:.{width}f}" if (s, t, m) in cells else "-"
                   for t, m in columns)] for s in systems]
-    table = tabulate(rows, headers=headers, tablefmt=TABLE_FORMATS.get(fmt, "fancy_grid"),
-                     colalign=("left",), disable_numparse=True)
-    legend = ["", "Signatures:"]
-    for column, sigs in signatures.items():
-        legend += [f" - {label[column]}: {sig}" for sig in sorted(sigs)]
-    mixed = [label[c] for c, sigs in signatures.items() if len(sigs) > 1]
-    if mixed:
-        legend.append(f"Warning: {', '.join(mixed)} mixes different signatures; those "
-                      f"scores are not comparable.")
-    if fmt == "latex":
-        legend = ["% " + line if line else "%" for line in legend]
-    return table + "\n" + "\n".join(legend)
+    rendered = table(rows, headers, request.fmt, colalign=("left",))
+    items = [f"{label[column]}: {sig}" for column, sigs in signatures.items()
+             for sig in sorted(sigs)]
+    remarks = [f"Not comparable: {', '.join(label[c] for c in mixed_columns)} mix different "
+               f"signatures."] if mixed_columns else []
+    return rendered + "\n" + notes("Signatures:", items, request.fmt, remarks)

@@ -9,7 +9,7 @@ import logging
 import sys
 from typing import TYPE_CHECKING, Any
 
-from bleucli.errors import ConfigError, InputError
+from bleucli.errors import ConfigError, InputError, UsageError
 from bleucli.formats import Result, multi_system, single_system
 from bleucli.io import (
     TextSource,
@@ -23,7 +23,7 @@ from bleucli.metrics import metric_class
 from bleucli.metrics.base import Metric, Signature
 
 if TYPE_CHECKING:
-    from bleucli.cli import Options
+    from bleucli.request import Options
     from bleucli.testsets import TestSets
 
 logger = logging.getLogger("bleucli")
@@ -40,7 +40,7 @@ _SIGNATURE_OPTIONS = {
 #: Signature fields that need features this version does not have.
 _UNSUPPORTED_FIELDS = {"ar": "approximate randomisation tests"}
 #: Signature fields that select the test set -> the option they set.
-_TESTSET_FIELDS = {"test": "test_set", "lang": "language_pair", "origlang": "origlang",
+TESTSET_FIELDS = {"test": "test_set", "lang": "language_pair", "origlang": "origlang",
                    "subset": "subset"}
 
 
@@ -69,7 +69,11 @@ def apply_signatures(options: Options) -> dict[str, int]:
                     f"which sets {sig_key}:{parsed.fields[sig_key]}")
         if "bs" in parsed.fields:
             options.confidence = True
-            options.confidence_n = int(parsed.fields["bs"])
+            try:
+                options.confidence_n = int(parsed.fields["bs"])
+            except ValueError:
+                raise UsageError(f"signature field bs:{parsed.fields['bs']} is not a "
+                                 f"number of resamples") from None
         if "seed" in parsed.fields:
             import os
 
@@ -78,7 +82,7 @@ def apply_signatures(options: Options) -> dict[str, int]:
             if seed != current:
                 raise ConfigError(f"the signature was made with seed:{seed}; "
                                   f"set BLEUCLI_SEED={seed} to reproduce it")
-        for key, attribute in _TESTSET_FIELDS.items():
+        for key, attribute in TESTSET_FIELDS.items():
             if key in parsed.fields:
                 given = getattr(options, attribute)
                 if given is not None and given != parsed.fields[key]:
@@ -100,7 +104,7 @@ def apply_signatures(options: Options) -> dict[str, int]:
             try:
                 expected[parsed.metric] = int(nrefs)
             except ValueError:
-                raise ConfigError(f"signature field nrefs:{nrefs} is not a number") from None
+                raise UsageError(f"signature field nrefs:{nrefs} is not a number") from None
     return expected
 
 
@@ -352,6 +356,8 @@ def can_stream(options: Options) -> bool:
 
 def run_streaming(options: Options) -> str:
     """Score a single system file without loading the corpus (``--jobs`` for parallelism)."""
+    import os
+
     import click
 
     from bleucli.metrics.bleu import count_tokenised_periods, warn_if_tokenised
@@ -363,10 +369,15 @@ def run_streaming(options: Options) -> str:
     if "bleu" in specs:
         specs["bleu"][1]["force"] = True  # counted here, over the whole corpus
     tokenised = [0]
+    from bleucli.shards import ContentDigest
 
-    def on_hypotheses(lines: list[str]) -> None:
+    digest = ContentDigest()
+
+    def on_hypotheses(lines: list[str], references: list[list[str]]) -> None:
         if check_tokenised:
             tokenised[0] += count_tokenised_periods(lines)
+        if options.emit_stats:
+            digest.update(lines, references)
 
     signatures: dict[str, str] = {}
 
@@ -390,7 +401,8 @@ def run_streaming(options: Options) -> str:
         signatures[name] = metric.get_signature().format(options.short)
     metrics, totals, count = score_stream(
         specs, options.inputs[0], list(options.refs), options.num_refs, options.encoding,
-        jobs=options.jobs, keep_rows=options.sentence_level,
+        jobs=options.jobs or automatic_jobs(os.cpu_count() or 1),
+        keep_rows=options.sentence_level,
         on_rows=print_rows if options.sentence_level else None, on_hypotheses=on_hypotheses,
         metrics=metrics_holder)
     if count == 0:
@@ -401,7 +413,7 @@ def run_streaming(options: Options) -> str:
 
         for metric in metrics.values():
             metric.num_refs = n_refs
-        return stats_document(metrics, specs, totals, count, {})
+        return stats_document(metrics, specs, totals, count, {}, digest.hexdigest())
     if options.sentence_level:
         return ""
     results = []
@@ -425,7 +437,7 @@ def _check_signature_nrefs(expected: dict[str, int], given: int) -> None:
 def _file_reference_count(options: Options) -> int:
     """Reference streams given as files: one per file, or ``--num-refs`` columns of one."""
     if options.num_refs < 1:
-        raise ConfigError(f"--num-refs must be at least 1, got {options.num_refs}")
+        raise UsageError(f"--num-refs must be at least 1, got {options.num_refs}")
     if options.num_refs > 1 and len(options.refs) > 1:
         raise ConfigError("--num-refs splits one tab-separated reference file; "
                           "it cannot be combined with several reference files")
@@ -445,10 +457,13 @@ def run(options: Options) -> str:
     if options.test_set is None and (options.origlang or options.subset):
         raise ConfigError("--origlang and --subset need a test set (-t)")
     expected_refs = apply_signatures(options) if options.from_signature else {}
+    from bleucli.request import validate
+
+    validate(options)
     for name in options.metrics:
         metric_class(name)  # fail on an unknown metric before reading any file
     if options.language_pair is not None and "-" not in options.language_pair:
-        raise ConfigError(f"language pair {options.language_pair!r} is not of the form src-trg")
+        raise UsageError(f"language pair {options.language_pair!r} is not of the form src-trg")
     if can_stream(options):
         _check_signature_nrefs(expected_refs, _file_reference_count(options))
         return run_streaming(options)
@@ -480,8 +495,12 @@ def run(options: Options) -> str:
             raise ConfigError("bleucli stats writes the statistics of one system")
         totals = {name: sum_rows(metric.per_sentence_stats(systems[0].lines, None))
                   for name, metric in metrics.items()}
+        from bleucli.shards import ContentDigest
+
+        digest = ContentDigest()
+        digest.update(systems[0].lines, [source.lines for source in ref_sources])
         return stats_document(metrics, metric_specs(options), totals, len(systems[0].lines),
-                              testset_fields)
+                              testset_fields, digest.hexdigest())
     if options.confidence and len(systems) > 1:
         raise ConfigError("--confidence scores one system; compare several with paired tests")
     n_bootstrap = options.confidence_n if options.confidence else 1
@@ -569,49 +588,3 @@ def sentence_level(options: Options, metrics: dict[str, Metric], systems: list[T
     if fmt == "tsv":
         body = "\t".join(s[0].name for s in scores.values() if s) + "\n" + body
     return body
-
-
-def significance_gate(checks: list, baseline: dict, current: dict,
-                      baseline_output: str | None, current_output: str | None,
-                      refs: tuple[str, ...], alpha: float, n_samples: int) -> list:
-    """``bleucli gate --baseline-output/--output``: keep failing only significant drops.
-
-    References come from ``--refs`` files or from the test set that the results'
-    signatures name (``test:``/``lang:``/``origlang:``/``subset:``), loaded as usual."""
-    from bleucli.gate_significance import apply_significance, parsed_signature
-
-    if not (baseline_output and current_output):
-        raise ConfigError("the statistical gate needs both --baseline-output and --output")
-    outputs = []
-    for path in (baseline_output, current_output):
-        source = read_file(path, "utf-8")
-        require_nonempty(source)
-        outputs.append(source)
-    loaded: dict[tuple, tuple] = {}
-
-    def inputs_for(record: dict) -> tuple:
-        """References and both outputs, filtered like the references when the signature
-        selects an origlang/subset and the outputs cover the whole test set."""
-        if refs:
-            key: tuple = ("files",)
-        else:
-            fields = parsed_signature(record).fields
-            key = tuple(fields.get(k) for k in _TESTSET_FIELDS)
-            if key[0] is None:
-                raise ConfigError(f"result {record['name']!r} names no test set: give the "
-                                  "references with --refs")
-        if key not in loaded:
-            from bleucli.cli import Options
-
-            if refs:
-                options = Options(refs=refs)
-            else:
-                options = Options(**{attribute: value for attribute, value
-                                     in zip(_TESTSET_FIELDS.values(), key)})
-            references = [source.lines for source in load_references(options)]
-            selected = filter_systems(options, outputs, len(references[0]))
-            loaded[key] = (references, *[(s.name, s.lines) for s in selected])
-        return loaded[key]
-
-    return apply_significance(checks, baseline, current, inputs_for, alpha, n_samples)
-

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from bleucli.errors import ConfigError
+from bleucli.errors import UsageError
 
 #: Key spellings every metric shares (2.x long/short, 1.x) -> the 2.x long key.
 _COMMON_KEYS = {
@@ -48,14 +48,14 @@ def _flag(key: str, value: str) -> bool:
         return True
     if value.lower() in _FALSE:
         return False
-    raise ConfigError(f"signature field {key}:{value} is not yes/no")
+    raise UsageError(f"signature field {key}:{value} is not yes/no")
 
 
 def _integer(key: str, value: str) -> int:
     try:
         return int(value)
     except ValueError:
-        raise ConfigError(f"signature field {key}:{value} is not a number") from None
+        raise UsageError(f"signature field {key}:{value} is not a number") from None
 
 
 @dataclass
@@ -77,7 +77,7 @@ class ParsedSignature:
         for key, value in self.fields.items():
             if key == "case":
                 if value not in ("mixed", "lc"):
-                    raise ConfigError(f"signature field case:{value} is not 'mixed' or 'lc'")
+                    raise UsageError(f"signature field case:{value} is not 'mixed' or 'lc'")
                 options["lowercase"] = value == "lc"
             elif key == "eff":
                 options["effective_order"] = _flag(key, value)
@@ -86,11 +86,15 @@ class ParsedSignature:
             elif key == "smooth":
                 match = _SMOOTH.match(value)
                 if not match:
-                    raise ConfigError(f"signature field smooth:{value} is not a smoothing method")
+                    raise UsageError(f"signature field smooth:{value} is not a smoothing method")
                 options["smooth_method"] = match.group(1)
                 number = match.group(2) or match.group(3)
                 if number is not None:
-                    options["smooth_value"] = float(number)
+                    try:
+                        options["smooth_value"] = float(number)
+                    except ValueError:
+                        raise UsageError(f"signature field smooth:{value}: {number!r} is not "
+                                         f"a number") from None
         return options
 
     def chrf_options(self) -> dict[str, Any]:
@@ -132,7 +136,7 @@ def _legacy_ter_tokenizer(value: str) -> dict[str, Any]:
     """``tercom`` (2.x) or 1.x's ``tercom-nonorm-punct-noasian-uncased``."""
     parts = value.split("-")
     if parts[0] != "tercom":
-        raise ConfigError(f"signature field tok:{value}: TER only uses the tercom tokenizer")
+        raise UsageError(f"signature field tok:{value}: TER only uses the tercom tokenizer")
     options: dict[str, Any] = {}
     words = {"norm": ("normalized", True), "nonorm": ("normalized", False),
              "punct": ("no_punct", False), "nopunct": ("no_punct", True),
@@ -140,7 +144,7 @@ def _legacy_ter_tokenizer(value: str) -> dict[str, Any]:
              "cased": ("case_sensitive", True), "uncased": ("case_sensitive", False)}
     for part in parts[1:]:
         if part not in words:
-            raise ConfigError(f"signature field tok:{value}: unknown TER setting {part!r}")
+            raise UsageError(f"signature field tok:{value}: unknown TER setting {part!r}")
         name, setting = words[part]
         options[name] = setting
     return options
@@ -157,7 +161,7 @@ def _tokenizer_name(value: str) -> str:
 def _metric_of(name: str) -> str:
     """``BLEU`` -> bleu, ``chrF2++`` -> chrf, ``TER`` -> ter."""
     if not _METRIC_NAME.match(name):
-        raise ConfigError(f"signature names metric {name!r}, which bleucli cannot score")
+        raise UsageError(f"signature names metric {name!r}, which bleucli cannot score")
     lowered = name.lower()
     return "chrf" if lowered.startswith("chrf") else lowered
 
@@ -166,7 +170,7 @@ def parse_signature(text: str) -> ParsedSignature:
     """Read a signature in any form SacreBLEU 1.x or 2.x (or bleucli) prints."""
     text = text.strip()
     if not text:
-        raise ConfigError("empty signature")
+        raise UsageError("empty signature")
     legacy = "|" not in text and "+" in text and ":" not in text
     parts = re.split(r"\+(?=[^+]*\.)", text) if legacy else text.split("|")
     separator = "." if legacy else ":"
@@ -179,10 +183,10 @@ def parse_signature(text: str) -> ParsedSignature:
     for part in parts:
         key, sep, value = part.partition(separator)
         if not sep or not key:
-            raise ConfigError(f"cannot parse signature field {part!r} in {text!r}")
+            raise UsageError(f"cannot parse signature field {part!r} in {text!r}")
         if metric == "ter" and key == "t" and value.startswith("tercom"):
             key = "tok"  # TER's short form abbreviates tok as t, like test
         if key not in aliases:
-            raise ConfigError(f"unknown signature field {key!r} for {name} in {text!r}")
+            raise UsageError(f"unknown signature field {key!r} for {name} in {text!r}")
         fields[aliases[key]] = value
     return ParsedSignature(metric, fields, legacy, name)

@@ -11,7 +11,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from bleucli.errors import ConfigError
+from bleucli.errors import ConfigError, UsageError
 
 if TYPE_CHECKING:
     from bleucli.metrics.base import Metric, Number, Score
@@ -25,9 +25,12 @@ def seed_from_environment() -> tuple[str, int | None]:
     if raw.lower() == "none":
         return "none", None
     try:
-        return raw, int(raw)
+        seed = int(raw)
     except ValueError:
-        raise ConfigError(f"BLEUCLI_SEED must be an integer or 'none', got {raw!r}") from None
+        seed = -1
+    if seed < 0:
+        raise UsageError(f"BLEUCLI_SEED must be a whole number >= 0 or 'none', got {raw!r}")
+    return raw, seed
 
 
 #: Resampled statistics are gathered this many float32 values at a time (bounded memory;

@@ -131,8 +131,8 @@ def score_stream(specs: dict[str, tuple[type[Metric], dict[str, Any]]], hyp_path
     """Score ``hyp_path`` against ``ref_paths``; returns metrics, summed stats, line count.
 
     ``on_rows({name: rows})`` (with ``keep_rows``) receives each chunk's per-sentence rows
-    in corpus order, for sentence-level output; ``on_hypotheses(lines)`` sees every chunk of
-    hypotheses (for input checks).
+    in corpus order, for sentence-level output; ``on_hypotheses(lines, references)`` sees
+    every chunk of hypotheses and its reference streams (for input checks and shard hashes).
     """
     if metrics is None:
         metrics = {name: cls(**kwargs) for name, (cls, kwargs) in specs.items()}
@@ -143,7 +143,7 @@ def score_stream(specs: dict[str, tuple[type[Metric], dict[str, Any]]], hyp_path
     def observed(source):
         for chunk in source:
             if on_hypotheses is not None:
-                on_hypotheses(chunk[0])
+                on_hypotheses(chunk[0], chunk[1])
             yield chunk
 
     pool = None

@@ -118,45 +118,49 @@ def test_from_signature_reproduces_options() -> None:
 
 
 @pytest.mark.parametrize(
-    ("sig", "extra", "message"),
+    ("sig", "extra", "message", "code"),
     [
-        ("nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp", [], "says nrefs:2 but 1 reference"),
+        ("nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp", [], "says nrefs:2 but 1 reference", 1),
         ("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp", ["-tok", "intl"],
-         "--tokenize conflicts with --from-signature"),
-        ("nrefs:1|ar:1000|case:mixed|tok:13a", [], "ar:1000 needs approximate randomisation"),
-        ("nrefs:1|colour:blue", [], "unknown signature field 'colour'"),
+         "--tokenize conflicts with --from-signature", 1),
+        ("nrefs:1|ar:1000|case:mixed|tok:13a", [], "ar:1000 needs approximate randomisation", 1),
+        # a malformed signature is a usage error, like a malformed option
+        ("nrefs:1|colour:blue", [], "unknown signature field 'colour'", 2),
+        ("nrefs:1|smooth:exp-.", [], "'.' is not a number", 2),
+        ("nrefs:1|bs:abc", [], "bs:abc is not a number", 2),
+        ("chrF2|nrefs:1|nc:100000000", [], "-cc/--chrf-char-order must be between 0 and 100", 2),
     ],
 )
-def test_from_signature_refuses_what_it_cannot_honour(sig, extra, message) -> None:
+def test_from_signature_refuses_what_it_cannot_honour(sig, extra, message, code) -> None:
     result = run_cli([REF, "-i", HYP, "--from-signature", sig, *extra])
-    assert result.exit_code == 1
+    assert result.exit_code == code
     assert message in result.stderr
 
 
 @pytest.mark.parametrize(
-    ("make_args", "message"),
+    ("make_args", "message", "code"),
     [
         (lambda w: [w("r.txt", ["a", "b"]), "-i", w("h.txt", ["a"])],
-         "line counts differ: {tmp}/h.txt has 1 lines, {tmp}/r.txt has 2"),
+         "line counts differ: {tmp}/h.txt has 1 lines, {tmp}/r.txt has 2", 1),
         (lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", b"ok\nbad \xff\n")],
-         "{tmp}/h.txt: line 2: invalid utf-8"),
-        (lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", "")], "{tmp}/h.txt: empty file"),
+         "{tmp}/h.txt: line 2: invalid utf-8", 1),
+        (lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", "")], "{tmp}/h.txt: empty file", 1),
         (lambda w: [w("r.txt", ["a"]), "-i", "/nonexistent/h.txt"],
-         "/nonexistent/h.txt: no such file"),
+         "/nonexistent/h.txt: no such file", 1),
         (lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", ["a"]), "-tok", "nope"],
-         "unknown tokenizer 'nope'"),
+         "unknown tokenizer 'nope'", 2),
         (lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", ["a"]), "-s", "nope"],
-         "unknown smoothing method 'nope'"),
+         "unknown smoothing method 'nope'", 2),
         (lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", ["a"]), "-m", "meteor"],
-         "unknown metric 'meteor'"),
-        (lambda w: ["-i", w("h.txt", ["a"])], "no references"),
+         "unknown metric 'meteor'", 2),
+        (lambda w: ["-i", w("h.txt", ["a"])], "no references", 1),
         (lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", ["a"]), "-e", "klingon"],
-         "unknown encoding 'klingon'"),
+         "unknown encoding 'klingon'", 2),
     ],
 )
-def test_bad_input_is_one_line_exit_1(write, tmp_path, make_args, message) -> None:
+def test_bad_input_is_one_line_exit_1(write, tmp_path, make_args, message, code) -> None:
     result = run_cli(make_args(write))
-    assert result.exit_code == 1
+    assert result.exit_code == code
     assert result.stderr.count("\n") == 1
     assert result.stderr.startswith("bleucli: error: ")
     assert message.format(tmp=tmp_path) in result.stderr

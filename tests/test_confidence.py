@@ -55,7 +55,10 @@ def test_seed_from_environment(monkeypatch) -> None:
     monkeypatch.setenv("BLEUCLI_SEED", "none")
     assert "seed:none" in run_cli(base).stdout
     monkeypatch.setenv("BLEUCLI_SEED", "abc")
-    assert "BLEUCLI_SEED must be an integer" in run_cli(base).stderr
+    assert "BLEUCLI_SEED must be a whole number >= 0" in run_cli(base).stderr
+    monkeypatch.setenv("BLEUCLI_SEED", "-1")  # numpy refuses negative seeds
+    negative = run_cli(base)
+    assert negative.exit_code == 2 and "got '-1'" in negative.stderr
 
 
 def test_confidence_refuses_several_systems_and_sentence_level() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from bleucli.errors import ConfigError
+from bleucli.errors import UsageError
 from bleucli.metrics.base import Metric
 
 _METRICS: dict[str, str] = {
@@ -23,7 +23,7 @@ def metric_class(name: str) -> type[Metric]:
     try:
         module_name, class_name = _METRICS[name.lower()].split(":")
     except KeyError:
-        raise ConfigError(
+        raise UsageError(
             f"unknown metric {name!r}; available: {', '.join(available_metrics())}"
         ) from None
     return getattr(import_module(module_name), class_name)

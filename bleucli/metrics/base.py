@@ -299,6 +299,34 @@ class Metric(ABC):
     def signature_fields(self) -> dict[str, Any]:
         """The metric's own signature fields, in SacreBLEU's order."""
 
+    @property
+    @abstractmethod
+    def stats_length(self) -> int:
+        """How many values one row of statistics holds under this configuration."""
+
+    def impossible_stats(self, values: Sequence[Number]) -> str | None:
+        """Metric-specific consistency of summed statistics (e.g. matches <= totals)."""
+        return None
+
+    def stats_problem(self, values: Sequence[Any]) -> str | None:
+        """Why ``values`` cannot be summed statistics of this metric, or None: the right
+        number of finite, non-negative values (whole numbers for integer statistics) that
+        are consistent with each other. Guards merging statistics read from files."""
+        import math
+
+        if not isinstance(values, (list, tuple)):
+            return f"values should be a list, got {type(values).__name__}"
+        if len(values) != self.stats_length:
+            return f"{len(values)} values, but this configuration has {self.stats_length}"
+        for i, value in enumerate(values, 1):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                return f"value {i} is {value!r}, not a number"
+            if not math.isfinite(value) or value < 0:
+                return f"value {i} is {value}, but statistics are counts (finite, >= 0)"
+            if self.integer_stats and not float(value).is_integer():
+                return f"value {i} is {value}, but {self.name} statistics are whole numbers"
+        return self.impossible_stats(values)
+
     # -- shared machinery ---------------------------------------------------------------------
     def cache_references(self, references: Sequence[Sequence[str | None]]) -> ReferenceCache:
         """Preprocess every reference once; ``None`` entries mean "no reference here"."""

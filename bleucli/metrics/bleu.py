@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bleucli.errors import ConfigError
+from bleucli.errors import ConfigError, UsageError
 from bleucli.metrics.base import Metric, Number, Score, logger, use_batch
 from bleucli.tokenizers import default_tokenizer, get_tokenizer
 
@@ -127,7 +127,7 @@ class BLEUScore(Score):
 
 def check_smooth_method(smooth_method: str) -> None:
     if smooth_method not in SMOOTH_DEFAULTS:
-        raise ConfigError(f"unknown smoothing method {smooth_method!r}; "
+        raise UsageError(f"unknown smoothing method {smooth_method!r}; "
                           f"available: {', '.join(SMOOTH_DEFAULTS)}")
 
 
@@ -266,6 +266,20 @@ class BLEU(Metric):
         hyp_streams = [[h.split() for h in hypotheses] for hypotheses in systems]
         return [rows.tolist()
                 for rows in batch_bleu_stats(hyp_streams, refs, self.max_ngram_order)]
+
+    @property
+    def stats_length(self) -> int:
+        """Hypothesis and reference length, then correct and total n-grams per order."""
+        return 2 + 2 * self.max_ngram_order
+
+    def impossible_stats(self, values: Sequence[Number]) -> str | None:
+        order = self.max_ngram_order
+        for n in range(order):
+            correct, total = values[2 + n], values[2 + order + n]
+            if correct > total:
+                return (f"{correct} matching {n + 1}-grams out of {total}: more matches than "
+                        f"n-grams")
+        return None
 
     def score_from_values(self, values: Sequence[Number]) -> BLEUScore:
         order = self.max_ngram_order

@@ -216,6 +216,19 @@ class CHRF(Metric):
             systems, refs, self.char_order, self.word_order, self.whitespace,
             split_word_punctuation, self.f_scores)]
 
+    @property
+    def stats_length(self) -> int:
+        """Hypothesis, reference and matching n-gram counts per character and word order."""
+        return 3 * self.order
+
+    def impossible_stats(self, values: Sequence[Number]) -> str | None:
+        for i in range(self.order):
+            n_hyp, n_ref, n_match = values[3 * i:3 * i + 3]
+            if n_match > min(n_hyp, n_ref):
+                return (f"order {i + 1}: {n_match} matches of {n_hyp} hypothesis and {n_ref} "
+                        f"reference n-grams")
+        return None
+
     def score_from_values(self, values: Sequence[Number]) -> CHRFScore:
         return CHRFScore(self.f_score(values), self.char_order, self.word_order, self.beta)
 

@@ -62,6 +62,11 @@ class TER(Metric):
                 best_edits = edits
         return [best_edits, ref_lengths / len(ref_info)]
 
+    @property
+    def stats_length(self) -> int:
+        """Edits and (average) reference length."""
+        return 2
+
     def score_from_values(self, values: Sequence[Number]) -> TERScore:
         edits, ref_length = values[0], values[1]
         if ref_length > 0:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from bleucli.errors import ConfigError
+from bleucli.errors import UsageError
 from bleucli.tokenizers.base import Tokenizer
 
 ENTRY_POINT_GROUP = "bleucli.tokenizers"
@@ -49,13 +49,13 @@ def default_tokenizer(trg_lang: str | None) -> str:
 
 
 def tokenizer_class(name: str) -> type[Tokenizer]:
-    """Resolve a tokeniser name to its class, or raise :class:`ConfigError` listing the names."""
+    """Resolve a tokeniser name to its class, or raise :class:`UsageError` listing the names."""
     if name in _BUILTIN:
         module_name, class_name = _BUILTIN[name].split(":")
         return getattr(import_module(module_name), class_name)
     entry = _entry_points().get(name)
     if entry is None:
-        raise ConfigError(
+        raise UsageError(
             f"unknown tokenizer {name!r}; available: {', '.join(available_tokenizers())}"
         )
     return entry.load()  # type: ignore[attr-defined, no-any-return]
