@@ -203,8 +203,10 @@ def command(ctx: click.Context, **params: Any) -> None:
     )
     _configure_logging(options.quiet)
     from bleucli.runner import run
+    from bleucli.testsets.download import offline_mode
 
-    output = run(options)
+    with offline_mode(options.offline):  # test sets and SentencePiece models alike
+        output = run(options)
     if output:
         click.echo(output)
 
@@ -354,12 +356,6 @@ def _configure_logging(quiet: bool) -> None:
 def main(argv: Sequence[str] | None = None) -> None:
     """Console entry point: turns library errors into one-line messages and exit codes."""
     args = list(sys.argv[1:] if argv is None else argv)
-    try:  # let `bleucli ... | head` end quietly, as Unix tools do
-        from signal import SIG_DFL, SIGPIPE, signal
-
-        signal(SIGPIPE, SIG_DFL)
-    except (ImportError, ValueError):
-        pass
     selected, prog = command, "bleucli"
     if args and args[0] == "stats":
         if any(a in ("-h", "--help") for a in args[1:]):

@@ -70,11 +70,16 @@ def open_binary(path: str) -> IO[bytes]:
 
 def read_file(path: str, encoding: str = "utf-8") -> TextSource:
     """Read a text file (optionally gzipped) into right-stripped lines."""
+    import zlib
+
     try:
         with open_binary(path) as handle:
             data = handle.read()
-    except (OSError, EOFError) as err:
-        raise InputError(f"{path}: cannot read ({err})") from None
+    except InputError:
+        raise
+    except (OSError, EOFError, zlib.error) as err:
+        what = "corrupt or truncated compressed data, " if path.endswith(".gz") else ""
+        raise InputError(f"{path}: cannot read ({what}{err})") from None
     return TextSource(path, decode_lines(data, path, encoding))
 
 

@@ -201,10 +201,10 @@ def _map(function, tasks: list, jobs: int) -> list:
     """``function`` over ``tasks``, in forked workers when ``jobs > 1`` (they read the
     module's ``_SHARED`` inherited at fork time); results in task order."""
     if jobs > 1 and len(tasks) > 1 and _can_fork():
-        import multiprocessing
+        from bleucli.workers import pool
 
-        with multiprocessing.get_context("fork").Pool(min(jobs, len(tasks))) as pool:
-            return pool.map(function, tasks, chunksize=1)
+        with pool(min(jobs, len(tasks)), method="fork") as workers:
+            return workers.map(function, tasks, chunksize=1)
     return [function(task) for task in tasks]
 
 

@@ -31,7 +31,7 @@ class LineReader:
 
     def __iter__(self) -> Iterator[str]:
         encoding, path = self.encoding, self.path
-        for raw in self.handle:
+        for raw in self._raw_lines():
             self.count += 1
             try:
                 line = raw.decode(encoding)
@@ -42,9 +42,25 @@ class LineReader:
                 line = line[1:]
             yield line.rstrip()
 
+    def _raw_lines(self) -> Iterator[bytes]:
+        """The file's byte lines; a damaged or truncated ``.gz`` is an input error naming
+        the file and the line where decompression failed."""
+        import zlib
+
+        iterator = iter(self.handle)
+        while True:
+            try:
+                raw = next(iterator)
+            except StopIteration:
+                return
+            except (OSError, EOFError, zlib.error) as err:
+                raise InputError(f"{self.path}: line {self.count + 1}: cannot read: corrupt or "
+                                 f"truncated compressed data ({err})") from None
+            yield raw
+
     def rest(self) -> int:
         """Count the remaining lines (for the line-count error message)."""
-        for _ in self.handle:
+        for _ in self._raw_lines():
             self.count += 1
         return self.count
 
@@ -150,9 +166,9 @@ def score_stream(specs: dict[str, tuple[type[Metric], dict[str, Any]]], hyp_path
     try:
         source = observed(chunks(hyp, refs, num_refs))
         if jobs > 1:
-            import multiprocessing
+            from bleucli.workers import pool as worker_pool
 
-            pool = multiprocessing.get_context().Pool(jobs, _init_worker, (specs,))
+            pool = worker_pool(jobs, _init_worker, (specs,))
             results = pool.imap(_work_in_worker(keep_rows), source)
         else:
             results = (_score_chunk(c, keep_rows, metrics) for c in source)

@@ -230,6 +230,13 @@ def check_corpus_args(owner: str, hypotheses: Any, references: Any) -> None:
                     f"{owner}: reference {i} of stream {k} should be a string, "
                     f"got {type(ref).__name__}"
                 )
+    if any(None in stream for stream in references):
+        for i, refs in enumerate(zip(*references)):
+            if all(ref is None for ref in refs):
+                raise InputError(
+                    f"{owner}: sentence {i} has no reference (every stream has None there); "
+                    f"None marks a missing reference among several, and each sentence needs "
+                    f"at least one")
 
 
 @dataclass

@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -28,6 +29,16 @@ RETRIES = 3
 CONNECT_TIMEOUT = 15.0
 READ_TIMEOUT = 60.0
 CHUNK = 1 << 16
+#: A transfer is abandoned when it takes longer than this overall (seconds; env
+#: ``BLEUCLI_DOWNLOAD_DEADLINE``) or, after ``RATE_WINDOW`` seconds, when it has averaged
+#: less than ``MIN_RATE`` bytes a second over the last window (env ``BLEUCLI_MIN_RATE``): a
+#: server that drips a byte at a time would otherwise hold the run for the read timeout
+#: of every byte.
+DEADLINE = 900.0
+MIN_RATE = 1024
+RATE_WINDOW = 30.0
+#: Larger downloads are refused (a server announcing or sending more is lying or wrong).
+MAX_DOWNLOAD_BYTES = 4 << 30
 
 
 class DownloadError(BleucliError):
@@ -38,8 +49,89 @@ class OfflineError(DownloadError):
     """The network is needed but offline mode is on."""
 
 
+def _env_number(name: str, default: float) -> float:
+    try:
+        value = float(os.environ.get(name, ""))
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+class TransferGuard:
+    """Checks a running transfer against the overall deadline and the minimum rate."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.deadline = _env_number("BLEUCLI_DOWNLOAD_DEADLINE", DEADLINE)
+        self.min_rate = _env_number("BLEUCLI_MIN_RATE", MIN_RATE)
+        self.window = min(RATE_WINDOW, self.deadline)
+        self.start = time.monotonic()
+        self.window_start, self.window_bytes = self.start, 0
+
+    def check(self, received: int, new_bytes: int) -> None:
+        now = time.monotonic()
+        if received > MAX_DOWNLOAD_BYTES:
+            raise DownloadError(f"{self.url}: more than {MAX_DOWNLOAD_BYTES} bytes; refusing")
+        if now - self.start > self.deadline:
+            raise DownloadError(f"{self.url}: not complete after {self.deadline:g} s "
+                                f"({received} bytes)")
+        self.window_bytes += new_bytes
+        if now - self.window_start >= self.window:
+            rate = self.window_bytes / (now - self.window_start)
+            if rate < self.min_rate:
+                raise DownloadError(f"{self.url}: too slow ({rate:.0f} bytes/s over "
+                                    f"{now - self.window_start:.0f} s)")
+            self.window_start, self.window_bytes = now, 0
+
+
+def describe_request_error(err: Exception) -> str:
+    """A short reason for a requests exception (its own text repeats the whole URL and
+    the exception chain)."""
+    import requests
+
+    response = getattr(err, "response", None)
+    if isinstance(err, requests.HTTPError) and response is not None:
+        return f"HTTP {response.status_code} {response.reason or ''}".strip()
+    if isinstance(err, requests.Timeout):
+        return "timed out"
+    import urllib3
+
+    if isinstance(err, urllib3.exceptions.ReadTimeoutError):
+        return "timed out"
+    if isinstance(err, (requests.ConnectionError, urllib3.exceptions.HTTPError)):
+        text = str(err)
+        for marker, reason in (("NameResolution", "host name not found"),
+                               ("Name or service not known", "host name not found"),
+                               ("Connection refused", "connection refused"),
+                               ("timed out", "timed out"), ("reset", "connection reset"),
+                               ("IncompleteRead", "connection closed mid-transfer"),
+                               ("ProtocolError", "connection closed mid-transfer")):
+            if marker in text:
+                return reason
+        return "cannot connect"
+    return type(err).__name__
+
+
 def offline_from_environment() -> bool:
     return os.environ.get(ENV_OFFLINE, "").strip().lower() not in ("", "0", "false", "no")
+
+
+@contextmanager
+def offline_mode(enabled: bool) -> Iterator[None]:
+    """``--offline`` for everything a run may fetch, restored afterwards (the API and
+    tests run commands in-process)."""
+    if not enabled:
+        yield
+        return
+    previous = os.environ.get(ENV_OFFLINE)
+    os.environ[ENV_OFFLINE] = "1"
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(ENV_OFFLINE, None)
+        else:
+            os.environ[ENV_OFFLINE] = previous
 
 
 def is_remote(url: str) -> bool:
@@ -92,23 +184,37 @@ def _local_chunks(url: str) -> tuple[int | None, Iterator[bytes]]:
 def _remote_chunks(url: str) -> tuple[int | None, Iterator[bytes]]:
     import requests
 
+    read_timeout = min(READ_TIMEOUT, _env_number("BLEUCLI_DOWNLOAD_DEADLINE", DEADLINE))
     try:
-        response = requests.get(url, stream=True, timeout=(CONNECT_TIMEOUT, READ_TIMEOUT),
+        response = requests.get(url, stream=True, timeout=(CONNECT_TIMEOUT, read_timeout),
                                 headers={"Accept-Encoding": "identity"})
         response.raise_for_status()
     except requests.RequestException as err:
-        raise DownloadError(f"{url}: {err}") from None
+        raise DownloadError(f"{url}: {describe_request_error(err)}") from None
     length = response.headers.get("Content-Length")
+    size = int(length) if length and length.isdigit() else None
+    if size is not None and size > MAX_DOWNLOAD_BYTES:
+        response.close()
+        raise DownloadError(f"{url}: announces {size} bytes, more than a test set may have")
 
     def chunks() -> Iterator[bytes]:
+        """What arrives, as it arrives (``read1``: one receive at a time), so the transfer
+        guard sees a dripping server instead of waiting for a full chunk."""
+        import urllib3
+
         try:
-            yield from response.iter_content(CHUNK)
-        except requests.RequestException as err:
-            raise DownloadError(f"{url}: transfer interrupted ({err})") from None
+            while True:
+                block = response.raw.read1(CHUNK)
+                if not block:
+                    return
+                yield block
+        except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as err:
+            raise DownloadError(f"{url}: transfer interrupted "
+                                f"({describe_request_error(err)})") from None
         finally:
             response.close()
 
-    return (int(length) if length and length.isdigit() else None), chunks()
+    return size, chunks()
 
 
 def _progress(total: int | None, label: str, show: bool):
@@ -127,6 +233,7 @@ def _fetch_once(url: str, tmp: Path, show_progress: bool) -> str:
     digest = hashlib.md5()
     received = 0
     bar = _progress(total, f"downloading {Path(urlparse(url).path).name}", show_progress)
+    guard = TransferGuard(url)
     with open(tmp, "wb") as out:
         try:
             if bar is not None:
@@ -135,6 +242,8 @@ def _fetch_once(url: str, tmp: Path, show_progress: bool) -> str:
                 out.write(chunk)
                 digest.update(chunk)
                 received += len(chunk)
+                if is_remote(url):
+                    guard.check(received, len(chunk))
                 if bar is not None:
                     bar.update(len(chunk))
         finally:
@@ -171,8 +280,10 @@ def fetch(urls: list[str], dest: Path, md5: str | None, *, offline: bool = False
                 got = _fetch_once(url, tmp, show_progress)
             except DownloadError as err:
                 tmp.unlink(missing_ok=True)
-                problems.append(str(err))
-                if attempt < attempts:
+                if attempt == attempts:  # one line per URL: the last attempt's reason
+                    tries = f" ({attempts} attempts)" if attempts > 1 else ""
+                    problems.append(f"{err}{tries}")
+                else:
                     time.sleep(0.5 * attempt)
                 continue
             except BaseException:
@@ -186,7 +297,11 @@ def fetch(urls: list[str], dest: Path, md5: str | None, *, offline: bool = False
             return got
     if offline and all("offline mode" in p for p in problems):
         raise OfflineError(problems[0])
-    raise DownloadError("; ".join(problems) + "; nothing was cached")
+    advice = ""
+    if any(is_remote(u) for u in urls):
+        advice = (f"; set {ENV_MIRROR}=https://your.mirror/ to fetch from a mirror, or copy "
+                  f"a filled cache here and run with --offline")
+    raise DownloadError("; ".join(problems) + "; nothing was cached" + advice)
 
 
 def copy_atomic(source: Path, dest: Path) -> None:

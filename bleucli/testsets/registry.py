@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -122,10 +123,41 @@ def load_registry_file(path: Path, validate_entries: bool = True) -> dict[str, T
     origin = path.resolve().parent
     sets = {name: _entry_to_testset(name, entry, origin) for name, entry in raw.items()}
     for testset in sets.values():
-        names = [d.basename for d in testset.data]
-        if len(set(names)) != len(names):
-            raise ConfigError(f"{path}: {testset.name}: two data files share a file name")
+        check_paths(testset, path)
     return sets
+
+
+#: A test-set name: parts of letters, digits and ``._+-`` (not starting with a dot),
+#: separated by ``/`` (``wmt19/dev``). It becomes a folder name in the cache.
+SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*(/[A-Za-z0-9][A-Za-z0-9._+-]*)*$")
+
+
+def _safe_relative(value: str) -> bool:
+    parts = PurePosixPath(value.replace("\\", "/")).parts
+    return bool(parts) and not value.startswith(("/", "\\")) and ".." not in parts and \
+        ":" not in parts[0]
+
+
+def check_paths(testset: TestSet, path: Path) -> None:
+    """Names and file paths of a registry entry address only its own cache folder: a name
+    like ``..`` or a reference path like ``../../x`` is refused before anything is written
+    or deleted (the cache rebuild removes folders)."""
+    if not SAFE_NAME.match(testset.name) or any(p in (".", "..") for p in
+                                                testset.name.split("/")):
+        raise ConfigError(f"{path}: test-set name {testset.name!r} is not allowed (letters, "
+                          f"digits and ._+- only, parts separated by /)")
+    names = [d.basename for d in testset.data]
+    for name in names:
+        if name in ("", ".", "..") or not _safe_relative(name):
+            raise ConfigError(f"{path}: {testset.name}: data URL gives the unusable file name "
+                              f"{name!r}")
+    if len(set(names)) != len(names):
+        raise ConfigError(f"{path}: {testset.name}: two data files share a file name")
+    for pair, spec in testset.langpairs.items():
+        for file in (spec.source, *spec.references):
+            if not _safe_relative(file):
+                raise ConfigError(f"{path}: {testset.name}/{pair}: file {file!r} must be a "
+                                  f"relative path inside the downloaded data")
 
 
 class Registry:

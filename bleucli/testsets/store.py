@@ -52,7 +52,12 @@ def cache_root() -> Path:
 
 
 def set_dir(testset: TestSet) -> Path:
-    return cache_root() / testset.name.replace("/", "_")
+    """The set's cache folder; never outside the cache, whatever the registry says."""
+    root = cache_root()
+    folder = root / testset.name.replace("/", "_")
+    if folder.resolve().parent != root.resolve() or testset.name in ("", ".", ".."):
+        raise CacheError(f"test-set name {testset.name!r} would leave the cache folder {root}")
+    return folder
 
 
 def _write_json_atomic(path: Path, payload: dict) -> None:
@@ -69,6 +74,20 @@ def _read_manifest(folder: Path) -> dict | None:
         return None
 
 
+def cache_failure(err: OSError, folder: Path) -> CacheError:
+    """A file-system error in the cache as one actionable message."""
+    import errno
+
+    where = err.filename or folder
+    if err.errno == errno.ENOSPC:
+        return CacheError(f"{where}: no space left on the device; free some space or point "
+                          f"{ENV_CACHE} at another disk")
+    if err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return CacheError(f"{where}: the cache is not writable ({err.strerror}); fix its "
+                          f"permissions or point {ENV_CACHE} at a writable folder")
+    return CacheError(f"{where}: {err.strerror or err} (cache folder {folder})")
+
+
 class TestSetStore:
     """Makes test sets available locally and hands out verified file paths."""
 
@@ -79,8 +98,16 @@ class TestSetStore:
         self.show_progress = show_progress
 
     def raw_files(self, testset: TestSet, paths: list[str]) -> list[Path]:
-        """Local paths of ``paths`` (relative to the set's raw folder), verified."""
+        """Local paths of ``paths`` (relative to the set's raw folder), verified. File-system
+        failures (a full disk, a read-only cache) become one :class:`CacheError` saying
+        what to do."""
         folder = set_dir(testset)
+        try:
+            return self._raw_files(testset, paths, folder)
+        except OSError as err:
+            raise cache_failure(err, folder) from None
+
+    def _raw_files(self, testset: TestSet, paths: list[str], folder: Path) -> list[Path]:
         for _attempt in range(2):
             self.prepare(testset)
             manifest = _read_manifest(folder) or {}
