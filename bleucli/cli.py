@@ -202,7 +202,10 @@ def command(ctx: click.Context, **params: Any) -> None:
         explicit=explicit,
     )
     _configure_logging(options.quiet)
+    from bleucli import progress
     from bleucli.runner import run
+
+    progress.configure(options.quiet)
     from bleucli.testsets.download import offline_mode
 
     with offline_mode(options.offline):  # test sets and SentencePiece models alike

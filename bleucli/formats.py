@@ -183,17 +183,38 @@ def paired_table(systems: Sequence[str], results: dict, signatures: dict[str, st
                                     fmt, remarks)
 
 
+def sentence_header(names: Sequence[str], signatures: dict[str, str], fmt: str) -> str:
+    """What precedes per-sentence TSV rows: the signatures as ``#`` lines and the column
+    names (``line``, ``system``, then one column per metric). Other formats carry the
+    signatures on every line."""
+    if fmt != "tsv":
+        return ""
+    comments = [f"# {name}: {signatures[key]}" for key, name in zip(signatures, names)]
+    return "\n".join([*comments, "\t".join(["line", "system", *names])])
+
+
 def sentence_rows(scores: dict[str, list[Score]], signatures: dict[str, str], fmt: str,
-                  width: int, score_only: bool, first_line: int) -> str:
-    """Per-sentence results: SacreBLEU's text lines (metrics tab-separated), JSON lines
-    (``{"line": n, "BLEU": ...}``) or TSV scores; ``first_line`` numbers the chunk."""
+                  width: int, score_only: bool, first_line: int, system: str = "",
+                  numbered: bool = False) -> str:
+    """Per-sentence results, each line carrying its sentence number and signature:
+    SacreBLEU's text lines (metrics tab-separated; with ``numbered``, for several systems,
+    prefixed by system and line number), JSON lines (``{"line": n, "system": ..., "BLEU":
+    ..., "signatures": {...}}``) or TSV rows under :func:`sentence_header`."""
     names = list(scores)
     rows = list(zip(*scores.values()))
     if fmt == "json":
-        return "\n".join(json.dumps({"line": first_line + i, **{
-            s.name: round(float(s.score), width) for s in row}}, ensure_ascii=False)
-            for i, row in enumerate(rows))
+        by_name = {}
+        for name in names:
+            if scores[name]:
+                by_name[scores[name][0].name] = signatures[name]
+        return "\n".join(json.dumps({"line": first_line + i, "system": system, **{
+            s.name: round(float(s.score), width) for s in row}, "signatures": by_name},
+            ensure_ascii=False) for i, row in enumerate(rows))
     if fmt == "tsv":
-        return "\n".join("\t".join(f"{s.score:.{width}f}" for s in row) for row in rows)
-    return "\n".join("\t".join(s.format(width, score_only, signatures[name])
-                                for name, s in zip(names, row)) for row in rows)
+        return "\n".join("\t".join([str(first_line + i), system,
+                                     *(f"{s.score:.{width}f}" for s in row)])
+                         for i, row in enumerate(rows))
+    prefix = (lambda i: f"{system}\t{first_line + i}\t") if numbered else (lambda i: "")
+    return "\n".join(prefix(i) + "\t".join(s.format(width, score_only, signatures[name])
+                                            for name, s in zip(names, row))
+                     for i, row in enumerate(rows))

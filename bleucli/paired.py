@@ -153,8 +153,12 @@ def run_paired(test: str, metrics: dict[str, Metric], systems: list[tuple[str, l
     # a worker pool costs a few tenths of a second: worth it only for heavy resampling
     test_jobs = jobs if len(tasks) * len(systems[0][1]) * n_samples >= PARALLEL_TESTS_WORK \
         else 1
+    from bleucli.progress import stage
+
     try:
-        outcomes = _map(_test_one, tasks, test_jobs)
+        kind = "paired bootstrap" if test == "bs" else "approximate randomisation"
+        with stage(f"{kind} ({n_samples} samples)", len(tasks)) as advance:
+            outcomes = _map(_test_one, tasks, test_jobs, advance)
     finally:
         _SHARED.clear()
     for (name, _), outcome in zip(tasks, outcomes):
@@ -184,8 +188,11 @@ def _system_stats(metrics: list[Metric], systems: list[tuple[str, list[str]]],
             tasks.append((m, None))
     tasks.sort(key=lambda task: task[1] is None)
     _SHARED.update(metric_list=metrics, systems=systems)
+    from bleucli.progress import stage
+
     try:
-        done = dict(zip(tasks, _map(_stats_one, tasks, jobs)))
+        with stage("sentence statistics", len(tasks)) as advance:
+            done = dict(zip(tasks, _map(_stats_one, tasks, jobs, advance)))
     finally:
         _SHARED.clear()
     rows: list[list] = []
@@ -197,15 +204,25 @@ def _system_stats(metrics: list[Metric], systems: list[tuple[str, list[str]]],
     return rows
 
 
-def _map(function, tasks: list, jobs: int) -> list:
+def _map(function, tasks: list, jobs: int, advance=None) -> list:
     """``function`` over ``tasks``, in forked workers when ``jobs > 1`` (they read the
-    module's ``_SHARED`` inherited at fork time); results in task order."""
+    module's ``_SHARED`` inherited at fork time); results in task order. ``advance(1)`` is
+    called as each task completes (a progress bar)."""
+    results = []
     if jobs > 1 and len(tasks) > 1 and _can_fork():
         from bleucli.workers import pool
 
         with pool(min(jobs, len(tasks)), method="fork") as workers:
-            return workers.map(function, tasks, chunksize=1)
-    return [function(task) for task in tasks]
+            for result in workers.imap(function, tasks, chunksize=1):
+                results.append(result)
+                if advance is not None:
+                    advance(1)
+        return results
+    for task in tasks:
+        results.append(function(task))
+        if advance is not None:
+            advance(1)
+    return results
 
 
 def _can_fork() -> bool:

@@ -385,14 +385,15 @@ def run_streaming(options: Options) -> str:
     printed = [0]
 
     def print_rows(chunk: dict[str, list]) -> None:
-        from bleucli.formats import sentence_rows
+        from bleucli.formats import sentence_header, sentence_rows
 
         scores = {name: [metrics_holder[name].score_from_values(row) for row in chunk[name]]
                   for name in sorted(chunk)}
         if fmt == "tsv" and printed[0] == 0:
-            click.echo("\t".join(s[0].name for s in scores.values() if s))
+            click.echo(sentence_header([s[0].name for s in scores.values() if s], signatures,
+                                       fmt))
         click.echo(sentence_rows(scores, signatures, fmt, options.width, options.score_only,
-                                 printed[0] + 1))
+                                 printed[0] + 1, options.inputs[0]))
         printed[0] += len(next(iter(chunk.values()), []))
 
     metrics_holder = {name: cls(**kwargs) for name, (cls, kwargs) in specs.items()}
@@ -504,12 +505,16 @@ def run(options: Options) -> str:
     if options.confidence and len(systems) > 1:
         raise ConfigError("--confidence scores one system; compare several with paired tests")
     n_bootstrap = options.confidence_n if options.confidence else 1
-    results = [
-        Result(system.name, score, str(sig), sig.format(short=True))
-        for system in systems
-        for name, metric in sorted(metrics.items())
-        for score, sig in [_corpus(metric, system, testset_fields, n_bootstrap)]
-    ]
+    from bleucli.progress import stage
+
+    results = []
+    label = "scoring" + (f" with {n_bootstrap} bootstrap resamples" if n_bootstrap > 1 else "")
+    with stage(label, len(systems) * len(metrics)) as advance:
+        for system in systems:
+            for _name, metric in sorted(metrics.items()):
+                score, sig = _corpus(metric, system, testset_fields, n_bootstrap)
+                results.append(Result(system.name, score, str(sig), sig.format(short=True)))
+                advance(1)
     if len(systems) == 1:
         if options.detail:  # as SacreBLEU: the per-subset lines are text, so is the result
             fmt = "text" if options.fmt == "json" else options.fmt
@@ -572,19 +577,22 @@ def sentence_format(options: Options) -> str:
 
 def sentence_level(options: Options, metrics: dict[str, Metric], systems: list[TextSource],
                    testset_fields: dict[str, str | None]) -> str:
-    """One line per sentence; statistics come from the cached references and each
-    sentence's row is scored on its own."""
-    from bleucli.formats import sentence_rows
+    """One line per sentence (and system); statistics come from the cached references and
+    each sentence's row is scored on its own."""
+    from bleucli.formats import sentence_header, sentence_rows
 
-    if len(systems) > 1:
-        raise ConfigError("only one system can be scored with --sentence-level")
-    scores, signatures = {}, {}
-    for name, metric in sorted(metrics.items()):
-        rows = metric.per_sentence_stats(systems[0].lines, None)
-        scores[name] = [metric.score_from_values(row) for row in rows]
-        signatures[name] = _signature(metric, testset_fields).format(options.short)
+    signatures = {name: _signature(metric, testset_fields).format(options.short)
+                  for name, metric in sorted(metrics.items())}
     fmt = sentence_format(options)
-    body = sentence_rows(scores, signatures, fmt, options.width, options.score_only, 1)
-    if fmt == "tsv":
-        body = "\t".join(s[0].name for s in scores.values() if s) + "\n" + body
-    return body
+    parts = []
+    for system in systems:
+        scores = {}
+        for name, metric in sorted(metrics.items()):
+            rows = metric.per_sentence_stats(system.lines, None)
+            scores[name] = [metric.score_from_values(row) for row in rows]
+        if not parts and fmt == "tsv":
+            parts.append(sentence_header([s[0].name for s in scores.values() if s],
+                                         signatures, fmt))
+        parts.append(sentence_rows(scores, signatures, fmt, options.width, options.score_only,
+                                   1, system.name, numbered=len(systems) > 1))
+    return "\n".join(parts)

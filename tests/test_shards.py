@@ -85,8 +85,29 @@ def test_sentence_level_json_lines_and_tsv() -> None:
     assert [r["line"] for r in records] == list(range(1, 31))
     expected = bleucli.BLEU(effective_order=True).sentence_score(lines(HYP)[4], [lines(REF)[4]])
     assert records[4]["BLEU"] == round(expected.score, 3)
+    metric = bleucli.BLEU(effective_order=True)
+    metric.corpus_score(lines(HYP), [lines(REF)])
+    signature = str(metric.get_signature())
+    assert records[4]["signatures"]["BLEU"] == signature and records[4]["system"] == HYP
     tsv = run_cli([REF, "-i", HYP, "-sl", "-m", "bleu", "ter", "-f", "tsv"]).stdout.splitlines()
-    assert tsv[0] == "BLEU\tTER" and len(tsv) == 31
+    assert tsv[0] == f"# BLEU: {signature}" and tsv[1].startswith("# TER: nrefs:1|")
+    assert tsv[2] == "line\tsystem\tBLEU\tTER" and len(tsv) == 33
+    assert tsv[3].split("\t")[:2] == ["1", HYP]
+
+
+def test_sentence_level_several_systems_in_every_format() -> None:
+    """Several systems: every row names its system and line, and carries the signature."""
+    args = [REF, "-i", HYP, REF2, "-sl", "-m", "bleu", "chrf"]
+    records = [json.loads(line) for line in run_cli([*args, "-f", "json"]).stdout.splitlines()]
+    assert [(r["system"], r["line"]) for r in records] == \
+        [(HYP, k) for k in range(1, 31)] + [(REF2, k) for k in range(1, 31)]
+    expected = bleucli.CHRF().sentence_score(lines(REF2)[6], [lines(REF)[6]])
+    assert records[36]["chrF2"] == round(expected.score, 1)
+    tsv = run_cli([*args, "-f", "tsv"]).stdout.splitlines()
+    assert tsv[2] == "line\tsystem\tBLEU\tchrF2" and len(tsv) == 63
+    assert tsv[-1].split("\t")[:2] == ["30", REF2]
+    text = run_cli(args).stdout.splitlines()
+    assert len(text) == 60 and text[30].startswith(f"{REF2}\t1\tBLEU|nrefs:1|")
 
 
 def test_dask_local_cluster_equals_single_process() -> None:
