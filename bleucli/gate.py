@@ -30,31 +30,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from bleucli.errors import BleucliError, UsageError
-from bleucli.results import ScoreRecord, comparable_signature, match_metric, signature_fields
+from bleucli.results import (
+    Check,
+    ScoreRecord,
+    comparable_signature,
+    match_metric,
+    signature_fields,
+)
 
 EXIT_GATE_FAILED = 3
-
-
-@dataclass
-class Check:
-    metric: str
-    test: str
-    status: str  # "pass" or "fail"
-    reason: str  # ok, new, missing, signature, drop, min-score, not-significant
-    baseline: float | None
-    current: float | None
-    delta: float | None
-    detail: str = ""
-    system: str = ""
-
-    @property
-    def label(self) -> str:
-        text = f"{self.metric} ({self.test})" if self.test else self.metric
-        return f"{self.system}: {text}" if self.system else text
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        return (self.system, self.metric, self.test)
 
 
 @dataclass

@@ -13,15 +13,13 @@ so that a wrong file cannot silently decide the gate.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bleucli.errors import ConfigError, InputError, UsageError
-from bleucli.gate import Check
 from bleucli.metrics.base import Metric, sum_rows
-from bleucli.results import ScoreRecord
+from bleucli.results import Check, ScoreRecord
 
 if TYPE_CHECKING:
-    from bleucli.gate import GateRequest
     from bleucli.signature import ParsedSignature
 
 Key = tuple[str, str, str]
@@ -116,11 +114,12 @@ MAX_SAMPLES = 100_000
 
 
 def significance_gate(checks: list[Check], baseline: dict[Key, ScoreRecord],
-                      current: dict[Key, ScoreRecord], request: GateRequest) -> list[Check]:
+                      current: dict[Key, ScoreRecord], request: Any) -> list[Check]:
     """``bleucli gate --baseline-output/--output``: keep failing only significant drops.
 
     References come from ``--refs`` files or from the test set that the results'
-    signatures name (``test:``/``lang:``/``origlang:``/``subset:``), loaded as usual."""
+    signatures name (``test:``/``lang:``/``origlang:``/``subset:``), loaded as usual.
+    ``request`` is the gate's request (:class:`bleucli.gate.GateRequest`)."""
     from bleucli.io import read_file, require_nonempty
     from bleucli.request import Options
     from bleucli.runner import TESTSET_FIELDS, filter_systems, load_references

@@ -257,3 +257,27 @@ def match_metric(name: str, known: list[str], option: str) -> str:
         return family[0]
     choices = ", ".join(known or STANDARD_METRICS)
     raise UsageError(f"{option} {name!r}: no such metric in the results; known: {choices}")
+
+
+@dataclass
+class Check:
+    """One verdict of ``bleucli gate`` on one result (what its text, JSON and JUnit show)."""
+
+    metric: str
+    test: str
+    status: str  # "pass" or "fail"
+    reason: str  # ok, new, missing, signature, drop, min-score, not-significant
+    baseline: float | None
+    current: float | None
+    delta: float | None
+    detail: str = ""
+    system: str = ""
+
+    @property
+    def label(self) -> str:
+        text = f"{self.metric} ({self.test})" if self.test else self.metric
+        return f"{self.system}: {text}" if self.system else text
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.system, self.metric, self.test)

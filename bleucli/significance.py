@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from bleucli.errors import ConfigError, UsageError
 
-if TYPE_CHECKING:
-    from bleucli.metrics.base import Metric, Number, Score
+
+class Scorer(Protocol):
+    """What resampling needs of a metric: a score from summed statistics. (A protocol
+    rather than :class:`bleucli.metrics.base.Metric`, which imports this module.)"""
+
+    def score_from_values(self, values: Sequence[float]) -> Any: ...
 
 DEFAULT_SEED = "12345"
 
@@ -110,9 +114,9 @@ def draw_resamples(n: int, n_samples: int, seed: int | None) -> Resamples:
     return Resamples(rng.choice(n, size=(n_samples, n), replace=True), seed)
 
 
-def bootstrap_scores(rows: Sequence[Sequence[Number]], metric: Metric,
+def bootstrap_scores(rows: Sequence[Sequence[float]], metric: Scorer,
                      n_samples: int = 1000, drawn: Resamples | None = None
-                     ) -> tuple[str, list[Score]]:
+                     ) -> tuple[str, list[Any]]:
     """Score ``n_samples`` resamples (with replacement) of the sentences behind ``rows``.
 
     ``drawn`` may supply resamples already drawn with the environment's seed (they are

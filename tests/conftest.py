@@ -109,6 +109,20 @@ def monkeypatch_session():
     patcher.undo()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_environment(tmp_path_factory: pytest.TempPathFactory):
+    """No test touches the user's real cache or is steered by their BLEUCLI_* settings:
+    the whole session gets a temporary cache, and subprocesses inherit it."""
+    patcher = pytest.MonkeyPatch()
+    patcher.setenv("BLEUCLI_CACHE", str(tmp_path_factory.mktemp("session-cache")))
+    for name in ("BLEUCLI_OFFLINE", "BLEUCLI_MIRROR", "BLEUCLI_TESTSETS", "BLEUCLI_FORMAT",
+                 "BLEUCLI_SEED", "BLEUCLI_DEBUG", "BLEUCLI_MAX_EXTRACTED_BYTES",
+                 "BLEUCLI_DOWNLOAD_DEADLINE", "BLEUCLI_MIN_RATE", "GITHUB_ACTIONS"):
+        patcher.delenv(name, raising=False)
+    yield
+    patcher.undo()
+
+
 @pytest.fixture
 def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private test-set cache for tests that use the built-in sample set."""

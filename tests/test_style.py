@@ -16,3 +16,57 @@ def test_ruff_is_clean() -> None:
     proc = subprocess.run([sys.executable, "-m", "ruff", "check", "--quiet", "."], cwd=ROOT,
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> bleucli modules it imports anywhere (lazy and TYPE_CHECKING imports too)."""
+    import ast
+
+    package = ROOT / "bleucli"
+    modules = {}
+    for path in package.rglob("*.py"):
+        name = ".".join(("bleucli", *path.relative_to(package).with_suffix("").parts))
+        modules[name.removesuffix(".__init__")] = path
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    full = f"{node.module}.{alias.name}"
+                    target = full if full in modules else node.module
+                    if target in modules and target != name:
+                        graph[name].add(target)
+            elif isinstance(node, ast.Import):
+                graph[name] |= {a.name for a in node.names if a.name in modules} - {name}
+    return graph
+
+
+def test_no_import_cycles() -> None:
+    """The module graph is acyclic (a package's __init__ re-exporting its own modules is
+    the one allowed edge back), so every layer can be read and tested on its own."""
+    graph = _import_graph()
+
+    def parent_init(module: str, target: str) -> bool:
+        return module.startswith(target + ".")
+
+    state: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        state[module] = 1
+        stack.append(module)
+        for target in sorted(graph[module]):
+            if parent_init(target, module) or parent_init(module, target):
+                continue
+            if state.get(target) == 1:
+                cycles.append([*stack[stack.index(target):], target])
+            elif target not in state:
+                visit(target)
+        stack.pop()
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module)
+    assert cycles == [], " ; ".join(" -> ".join(c) for c in cycles)
