@@ -140,6 +140,12 @@ class Route:
     drop_after: int | None = None
     drops_left: int = 0
     delay: float = 0.0
+    #: Send the body one byte at a time, this many seconds apart (a dripping server).
+    drip: float = 0.0
+    #: Send the headers, then nothing for this many seconds (a stalled server).
+    stall: float = 0.0
+    #: Announce this Content-Length instead of the body's (a lying server).
+    announce: int | None = None
 
 
 @dataclass
@@ -171,9 +177,23 @@ def http_server():
                 return
             time.sleep(route.delay)
             self.send_response(200)
-            self.send_header("Content-Length", str(len(route.body)))
+            length = len(route.body) if route.announce is None else route.announce
+            self.send_header("Content-Length", str(length))
             self.send_header("Content-Type", "application/octet-stream")
             self.end_headers()
+            try:
+                if route.stall:
+                    self.wfile.flush()
+                    time.sleep(route.stall)
+                    return
+                if route.drip:
+                    for k in range(len(route.body)):
+                        self.wfile.write(route.body[k:k + 1])
+                        self.wfile.flush()
+                        time.sleep(route.drip)
+                    return
+            except OSError:  # the client gave up, as it should
+                return
             if route.drop_after is not None and route.drops_left > 0:
                 route.drops_left -= 1
                 self.wfile.write(route.body[:route.drop_after])

@@ -37,6 +37,7 @@ CHUNK = 1 << 16
 DEADLINE = 900.0
 MIN_RATE = 1024
 RATE_WINDOW = 30.0
+#: (The rate window is a quarter of the deadline when that is shorter than 2 minutes.)
 #: Larger downloads are refused (a server announcing or sending more is lying or wrong).
 MAX_DOWNLOAD_BYTES = 4 << 30
 
@@ -64,7 +65,7 @@ class TransferGuard:
         self.url = url
         self.deadline = _env_number("BLEUCLI_DOWNLOAD_DEADLINE", DEADLINE)
         self.min_rate = _env_number("BLEUCLI_MIN_RATE", MIN_RATE)
-        self.window = min(RATE_WINDOW, self.deadline)
+        self.window = min(RATE_WINDOW, self.deadline / 4)
         self.start = time.monotonic()
         self.window_start, self.window_bytes = self.start, 0
 
@@ -276,7 +277,8 @@ def fetch(urls: list[str], dest: Path, md5: str | None, *, offline: bool = False
             tmp = Path(tmp_name)
             try:
                 if is_remote(url):
-                    logger.info(f"downloading {url}")
+                    logger.info(f"downloading {url}" if attempt == 1 else
+                                f"retrying {url} (attempt {attempt} of {attempts})")
                 got = _fetch_once(url, tmp, show_progress)
             except DownloadError as err:
                 tmp.unlink(missing_ok=True)
