@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 import pytest
@@ -111,3 +112,34 @@ def test_corrupt_model_is_fetched_again_and_offline_fails_clearly(served_model, 
 
     with pytest.raises(OfflineError):
         get_tokenizer("flores101")
+
+
+@pytest.mark.parametrize("bad", [b"<!DOCTYPE html><html><body>Rate limited</body></html>",
+                                 b"\x0a\x0b truncated protobuf"])
+def test_model_that_is_not_a_model_is_never_trusted(bad, served_model, spm_model,
+                                                    http_server) -> None:
+    """No published md5: the first download must load as a SentencePiece model before its
+    md5 is recorded; an error page or a cut transfer is refused and nothing is kept."""
+    from bleucli.testsets.download import DownloadError
+
+    path = "/mirror/" + FLORES101_URL.split("://", 1)[1]
+    http_server.serve(path, bad)
+    with pytest.raises(DownloadError, match="not a SentencePiece model"):
+        get_tokenizer("flores101")
+    assert not served_model.exists()
+    assert not served_model.with_name(served_model.name + ".md5").exists()
+    http_server.serve(path, spm_model)  # the server recovers: the next run works
+    assert get_tokenizer("flores101")("Der Hund bellt.")
+    assert served_model.read_bytes() == spm_model
+
+
+def test_offline_option_covers_models(served_model, tmp_path) -> None:
+    """--offline stops model downloads too, with a one-line error."""
+    from tests.conftest import run_cli
+
+    ref = tmp_path / "r.txt"
+    ref.write_text("Der Hund bellt.\n", encoding="utf-8")
+    result = run_cli([str(ref), "-i", str(ref), "-tok", "flores101", "--offline"])
+    assert result.exit_code == 1 and "offline mode is on" in result.stderr
+    assert not served_model.exists()
+    assert os.environ.get("BLEUCLI_OFFLINE") is None  # restored after the run

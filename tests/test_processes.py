@@ -1,0 +1,111 @@
+"""Multi-process runs stop cleanly: on Ctrl-C and when the reader of stdout goes away, the
+command ends promptly, prints no worker tracebacks and leaves no worker processes behind."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+WORDS = "der die das Haus ist klein groß und ein Hund Katze schläft im Garten".split()
+
+
+@pytest.fixture(scope="module")
+def big_corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """100k lines: long enough that a run with --jobs 2 is still busy after a second."""
+    folder = tmp_path_factory.mktemp("big")
+    rng = random.Random(7)
+    hyp, ref = folder / "hyp.txt", folder / "ref.txt"
+    for path in (hyp, ref):
+        path.write_text("".join(" ".join(rng.choice(WORDS) for _ in range(14)) + "\n"
+                                for _ in range(100_000)), encoding="utf-8")
+    return hyp, ref
+
+
+def _start(args: list[str]) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-m", "bleucli", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env,
+                            start_new_session=True)
+
+
+def _children(pid: int) -> list[int]:
+    """Live processes whose parent is ``pid`` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _wait_for_workers(proc: subprocess.Popen, count: int, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if len(_children(proc.pid)) >= count:
+            return
+        time.sleep(0.05)
+    pytest.fail("the worker processes never started")
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc to find workers")
+@pytest.mark.parametrize("trial", range(3))
+def test_ctrl_c_with_jobs_stops_cleanly(big_corpus, trial) -> None:
+    hyp, ref = big_corpus
+    proc = _start([str(ref), "-i", str(hyp), "-m", "bleu", "chrf", "--jobs", "2"])
+    _wait_for_workers(proc, 2)
+    time.sleep(0.2 * trial)
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal does: the whole process group
+    try:
+        _, err = proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail("bleucli hung after Ctrl-C")
+    text = err.decode()
+    assert proc.returncode == 130
+    assert "Traceback" not in text and "KeyboardInterrupt" not in text
+    assert text.strip().splitlines()[-1] == "bleucli: interrupted"
+    deadline = time.monotonic() + 5
+    while _group_alive(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _group_alive(proc.pid), "worker processes outlived the command"
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc to find workers")
+def test_closed_stdout_with_jobs_ends_the_run(big_corpus) -> None:
+    hyp, ref = big_corpus
+    proc = _start([str(ref), "-i", str(hyp), "-sl", "--jobs", "2"])
+    first = proc.stdout.readline()
+    assert first.startswith(b"BLEU|")
+    proc.stdout.close()  # like `| head -1`
+    try:
+        err = proc.stderr.read()
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail("bleucli hung after its reader went away")
+    assert b"Traceback" not in err
+    deadline = time.monotonic() + 5
+    while _group_alive(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _group_alive(proc.pid), "worker processes outlived the command"
