@@ -163,9 +163,10 @@ def command(ctx: click.Context, **params: Any) -> None:
     }
     fmt = params["fmt"]
     if fmt is None:
-        env_fmt = os.environ.get("BLEUCLI_FORMAT", "").lower()
-        fmt = env_fmt if env_fmt in OUTPUT_FORMATS else "json"
-    from bleucli.request import Options
+        from bleucli.commands.request import default_format
+
+        fmt = default_format(OUTPUT_FORMATS)
+    from bleucli.commands.request import Options
 
     options = Options(
         refs=params["refs"], inputs=params["inputs"],
@@ -203,7 +204,7 @@ def command(ctx: click.Context, **params: Any) -> None:
     )
     _configure_logging(options.quiet)
     from bleucli import progress
-    from bleucli.runner import run
+    from bleucli.commands.score import run
 
     progress.configure(options.quiet)
     from bleucli.testsets.download import offline_mode
@@ -229,7 +230,7 @@ def report_command(results: tuple[str, ...], fmt: str, width: int) -> None:
     Signatures are compared without their version field; a column that mixes signatures is
     reported on stderr.
     """
-    from bleucli.report import ReportRequest, build_report
+    from bleucli.commands.report import ReportRequest, build_report
 
     click.echo(build_report(ReportRequest(list(results), fmt, check_width(width))))
 
@@ -266,7 +267,7 @@ def report_command(results: tuple[str, ...], fmt: str, width: int) -> None:
               help="Statistical gate: bootstrap resamples (1-100000).")
 def gate_command(current: str, baseline_path: str, **params: Any) -> None:
     """Compare CURRENT.json (bleucli's JSON output; - for stdin) with a baseline."""
-    from bleucli.gate import GateRequest, run
+    from bleucli.commands.gate import GateRequest, run
 
     outcome = run(GateRequest(current=current, baseline=baseline_path, **params))
     click.echo(outcome.text)
@@ -290,22 +291,13 @@ def merge_command(shards: tuple[str, ...], fmt: str | None, width: int, score_on
     Shards must come from the same metric options and from distinct, non-overlapping parts
     of the data: a shard given twice, or with negative or impossible counts, is refused.
     """
-    from bleucli.formats import Result, single_system
-    from bleucli.metrics.base import Signature
-    from bleucli.shards import merge
+    from bleucli.commands.merge import MergeRequest, run
 
-    if fmt is None:
-        env_fmt = os.environ.get("BLEUCLI_FORMAT", "").lower()
-        fmt = env_fmt if env_fmt in ("json", "text") else "json"
-    results = []
-    for metric, score, signature in merge(list(shards)):
-        shortener = Signature(1, {}, metric.signature_abbreviations)
-        results.append(Result("merged", score, signature, shortener.shorten(signature)))
-    click.echo(single_system(results, fmt, check_width(width), score_only, short))
+    click.echo(run(MergeRequest(list(shards), fmt, check_width(width), score_only, short)))
 
 
 def check_width(width: int) -> int:
-    from bleucli.request import check_range
+    from bleucli.commands.request import check_range
 
     return check_range("-w/--width", width, 0, 30)
 

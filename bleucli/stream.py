@@ -169,7 +169,7 @@ def score_stream(specs: dict[str, tuple[type[Metric], dict[str, Any]]], hyp_path
             from bleucli.workers import pool as worker_pool
 
             pool = worker_pool(jobs, _init_worker, (specs,))
-            results = pool.imap(_work_in_worker(keep_rows), source)
+            results = in_order(pool, _work_in_worker(keep_rows), source, jobs)
         else:
             results = (_score_chunk(c, keep_rows, metrics) for c in source)
         for result in results:
@@ -186,6 +186,28 @@ def score_stream(specs: dict[str, tuple[type[Metric], dict[str, Any]]], hyp_path
         for ref in refs:
             ref.close()
     return metrics, totals, hyp.count
+
+
+def in_order(pool, function, tasks, jobs: int):
+    """``function`` over ``tasks`` in ``pool``, results in task order, with at most ``jobs``
+    tasks in flight. ``Pool.imap`` would feed the whole input into the pool's pipe from a
+    helper thread; a chunk of text is larger than the pipe's buffer, so that thread blocks
+    while every worker is busy, and ``terminate()`` after Ctrl-C then waits for it forever.
+    Here a task is only sent when a worker is idle and reading, and the next chunk is read
+    (by the caller's iterator) while the workers compute."""
+    from collections import deque
+
+    pending: deque = deque()
+    iterator = iter(tasks)
+    upcoming = next(iterator, None)
+    while True:
+        while upcoming is not None and len(pending) < jobs:
+            pending.append(pool.apply_async(function, (upcoming,)))
+            upcoming = next(iterator, None)
+        if not pending:
+            return
+        result = pending.popleft().get()
+        yield result
 
 
 class _work_in_worker:  # noqa: N801 - a picklable partial

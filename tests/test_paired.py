@@ -114,7 +114,7 @@ def test_paired_jobs_do_not_change_results(write, monkeypatch, test) -> None:
 
 
 def test_automatic_jobs_follow_sacrebleu(monkeypatch) -> None:
-    from bleucli.runner import automatic_jobs
+    from bleucli.commands.paired import automatic_jobs
 
     monkeypatch.setattr("os.cpu_count", lambda: 8)
     assert automatic_jobs(3) == 3 and automatic_jobs(6) == 4

@@ -1,6 +1,6 @@
 """The scoring command's request: every option of ``bleucli`` as plain data, without click.
 
-The command-line layer fills it in; :mod:`bleucli.runner` and the subcommands that score
+The command-line layer fills it in; :mod:`bleucli.commands.score` and the subcommands that score
 (the statistical gate) take it. Kept in its own module so that neither side imports the other.
 """
 
@@ -122,3 +122,17 @@ def validate(options: Options) -> None:
                                           f"one per CPU")
         options.jobs = cpus
     options.paired_jobs = options.jobs
+
+
+def default_format(allowed: tuple[str, ...]) -> str:
+    """``BLEUCLI_FORMAT`` when set (it must name one of ``allowed``), else JSON."""
+    import os
+
+    from bleucli.errors import UsageError
+
+    value = os.environ.get("BLEUCLI_FORMAT", "").strip().lower()
+    if not value:
+        return "json"
+    if value not in allowed:
+        raise UsageError(f"BLEUCLI_FORMAT={value!r} is not one of {', '.join(allowed)}")
+    return value

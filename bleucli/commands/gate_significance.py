@@ -119,10 +119,10 @@ def significance_gate(checks: list[Check], baseline: dict[Key, ScoreRecord],
 
     References come from ``--refs`` files or from the test set that the results'
     signatures name (``test:``/``lang:``/``origlang:``/``subset:``), loaded as usual.
-    ``request`` is the gate's request (:class:`bleucli.gate.GateRequest`)."""
+    ``request`` is the gate's request (:class:`bleucli.commands.gate.GateRequest`)."""
+    from bleucli.commands.inputs import TESTSET_FIELDS, filter_systems, load_references
+    from bleucli.commands.request import Options
     from bleucli.io import read_file, require_nonempty
-    from bleucli.request import Options
-    from bleucli.runner import TESTSET_FIELDS, filter_systems, load_references
 
     if not (request.baseline_output and request.current_output):
         raise ConfigError("the statistical gate needs both --baseline-output and --output")

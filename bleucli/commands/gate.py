@@ -10,7 +10,7 @@ signature names. Checks per baseline result:
 - it must not get worse by more than the tolerance (``drop``; TER is better when lower);
 - it must meet ``--min-score`` (for TER: stay at or below it).
 
-With the two systems' translations, :mod:`bleucli.gate_significance` turns ``drop`` failures
+With the two systems' translations, :mod:`bleucli.commands.gate_significance` turns ``drop`` failures
 that a paired bootstrap test finds insignificant into ``not-significant`` passes.
 
 Metric names in ``--tolerance-for``/``--min-score`` match the results' names
@@ -87,7 +87,7 @@ def run(request: GateRequest) -> GateOutcome:
         parse_thresholds(request.tolerance_for, "--tolerance-for", known, 0.0),
         parse_thresholds(request.min_score, "--min-score", known))
     if request.baseline_output or request.current_output:
-        from bleucli.gate_significance import significance_gate
+        from bleucli.commands.gate_significance import significance_gate
 
         checks = significance_gate(checks, baseline, current, request)
     text = render_json(checks) if request.fmt == "json" else render_text(checks)
@@ -225,7 +225,7 @@ def write_junit(checks: list[Check], path: str) -> None:
     suite = ET.Element("testsuite", name="bleucli gate", tests=str(len(checks)),
                        failures=str(failed), errors="0")
     for c in checks:
-        case = ET.SubElement(suite, "testcase", classname="bleucli.gate", name=c.label)
+        case = ET.SubElement(suite, "testcase", classname="bleucli.commands.gate", name=c.label)
         if c.status == "fail":
             failure = ET.SubElement(case, "failure", message=f"{c.reason}: {c.detail}",
                                     type=c.reason)

@@ -1,0 +1,311 @@
+"""The scoring command (``bleucli REFS -i HYP ...``) without click: resolve the request,
+load inputs, build metrics, score, format. The other modes it dispatches to live next to it
+(test-set commands, sentence level, paired tests)."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from bleucli.commands.inputs import (
+    TESTSET_FIELDS,
+    _file_reference_count,
+    filter_systems,
+    load_references,
+    load_systems,
+    signature_with_testset,
+)
+from bleucli.commands.paired import automatic_jobs, paired
+from bleucli.commands.sentence import sentence_format, sentence_level
+from bleucli.commands.testset_info import (
+    citations,
+    download,
+    echo_fields,
+    list_testsets,
+    subset_details,
+)
+from bleucli.errors import ConfigError, InputError, UsageError
+from bleucli.formats import Result, multi_system, single_system
+from bleucli.io import TextSource, check_same_length
+from bleucli.metrics import metric_class
+from bleucli.metrics.base import Metric, Signature
+
+if TYPE_CHECKING:
+    from bleucli.commands.request import Options
+
+logger = logging.getLogger("bleucli")
+
+#: Per metric: CLI option -> the signature field it conflicts with under --from-signature.
+_SIGNATURE_OPTIONS = {
+    "bleu": {"tokenize": "tok", "lowercase": "case", "smooth_method": "smooth",
+             "smooth_value": "smooth"},
+    "chrf": {"chrf_char_order": "nc", "chrf_word_order": "nw", "chrf_whitespace": "space",
+             "chrf_lowercase": "case", "chrf_eps_smoothing": "eff"},
+    "ter": {"ter_case_sensitive": "case", "ter_asian_support": "asian",
+            "ter_no_punct": "punct", "ter_normalized": "norm"},
+}
+#: Signature fields that need features this version does not have.
+_UNSUPPORTED_FIELDS = {"ar": "approximate randomisation tests"}
+
+
+def apply_signatures(options: Options) -> dict[str, int]:
+    """Set metric options from ``--from-signature``; returns the reference count each demands."""
+    from bleucli.signature import parse_signature
+
+    parsed_all = [parse_signature(text) for text in options.from_signature]
+    metrics = [p.metric for p in parsed_all]
+    if len(set(metrics)) != len(metrics):
+        raise ConfigError("give one --from-signature per metric")
+    if "metrics" in options.explicit and set(options.metrics) != set(metrics):
+        raise ConfigError(f"--metrics conflicts with the signatures' metrics "
+                          f"({', '.join(metrics)})")
+    options.metrics = tuple(metrics)
+    expected: dict[str, int] = {}
+    for parsed in parsed_all:
+        for key, value in parsed.fields.items():
+            if key in _UNSUPPORTED_FIELDS:
+                raise ConfigError(f"signature field {key}:{value} needs "
+                                  f"{_UNSUPPORTED_FIELDS[key]}, which bleucli cannot apply here")
+        for name, sig_key in _SIGNATURE_OPTIONS[parsed.metric].items():
+            if name in options.explicit and sig_key in parsed.fields:
+                raise ConfigError(
+                    f"--{name.replace('_', '-')} conflicts with --from-signature, "
+                    f"which sets {sig_key}:{parsed.fields[sig_key]}")
+        if "bs" in parsed.fields:
+            options.confidence = True
+            try:
+                options.confidence_n = int(parsed.fields["bs"])
+            except ValueError:
+                raise UsageError(f"signature field bs:{parsed.fields['bs']} is not a "
+                                 f"number of resamples") from None
+        if "seed" in parsed.fields:
+            import os
+
+            seed = parsed.fields["seed"]
+            current = os.environ.get("BLEUCLI_SEED", "12345").lower()
+            if seed != current:
+                raise ConfigError(f"the signature was made with seed:{seed}; "
+                                  f"set BLEUCLI_SEED={seed} to reproduce it")
+        for key, attribute in TESTSET_FIELDS.items():
+            if key in parsed.fields:
+                given = getattr(options, attribute)
+                if given is not None and given != parsed.fields[key]:
+                    raise ConfigError(
+                        f"--{attribute.replace('_', '-')} {given} conflicts with "
+                        f"--from-signature, which sets {key}:{parsed.fields[key]}")
+                setattr(options, attribute, parsed.fields[key])
+        getattr(options, parsed.metric).update(parsed.metric_options())
+        if parsed.metric == "bleu" and parsed.fields.get("eff") == "no" and \
+                options.sentence_level:
+            raise ConfigError("the signature says eff:no, but --sentence-level needs "
+                              "effective order")
+        version = parsed.fields.get("version")
+        if version:
+            logger.info(f"reproducing a {parsed.name} signature from version {version} "
+                        f"with the SacreBLEU 2.x rules")
+        nrefs = parsed.fields.get("nrefs")
+        if nrefs is not None and nrefs != "var":
+            try:
+                expected[parsed.metric] = int(nrefs)
+            except ValueError:
+                raise UsageError(f"signature field nrefs:{nrefs} is not a number") from None
+    return expected
+
+
+def metric_specs(options: Options) -> dict[str, tuple[type[Metric], dict[str, Any]]]:
+    """Class and keyword arguments of every requested metric."""
+    specs: dict[str, tuple[type[Metric], dict[str, Any]]] = {}
+    trg_lang = options.language_pair.split("-")[-1] if options.language_pair else ""
+    for name in options.metrics:
+        kwargs: dict[str, Any] = dict(getattr(options, name))
+        if name == "bleu":
+            kwargs["trg_lang"] = trg_lang
+            if options.sentence_level:
+                kwargs["effective_order"] = True
+        specs[name] = (metric_class(name), kwargs)
+    return specs
+
+
+def build_metrics(options: Options, references: list[list[str]]) -> dict[str, Metric]:
+    """Instantiate every requested metric with the references pre-processed once."""
+    return {name: cls(**kwargs, references=references)
+            for name, (cls, kwargs) in metric_specs(options).items()}
+
+
+def can_stream(options: Options) -> bool:
+    """One system file against reference files: score in bounded memory, chunk by chunk
+    (resampling needs every sentence's statistics, so ``--confidence`` does not stream)."""
+    import os
+
+    return (options.test_set is None and len(options.inputs) == 1 and bool(options.refs)
+            and os.path.exists(options.inputs[0]) and not options.confidence
+            and not (options.paired_bs or options.paired_ar) and not options.detail)
+
+
+def run_streaming(options: Options) -> str:
+    """Score a single system file without loading the corpus (``--jobs`` for parallelism)."""
+    import os
+
+    import click
+
+    from bleucli.metrics.bleu import count_tokenised_periods, warn_if_tokenised
+    from bleucli.stream import score_stream
+
+    n_refs = _file_reference_count(options)
+    specs = metric_specs(options)
+    check_tokenised = "bleu" in specs and not specs["bleu"][1].get("force")
+    if "bleu" in specs:
+        specs["bleu"][1]["force"] = True  # counted here, over the whole corpus
+    tokenised = [0]
+    from bleucli.shards import ContentDigest
+
+    digest = ContentDigest()
+
+    def on_hypotheses(lines: list[str], references: list[list[str]]) -> None:
+        if check_tokenised:
+            tokenised[0] += count_tokenised_periods(lines)
+        if options.emit_stats:
+            digest.update(lines, references)
+
+    signatures: dict[str, str] = {}
+
+    fmt = sentence_format(options)
+    printed = [0]
+
+    def print_rows(chunk: dict[str, list]) -> None:
+        from bleucli.formats import sentence_header, sentence_rows
+
+        scores = {name: [metrics_holder[name].score_from_values(row) for row in chunk[name]]
+                  for name in sorted(chunk)}
+        if fmt == "tsv" and printed[0] == 0:
+            click.echo(sentence_header([s[0].name for s in scores.values() if s], signatures,
+                                       fmt))
+        click.echo(sentence_rows(scores, signatures, fmt, options.width, options.score_only,
+                                 printed[0] + 1, options.inputs[0]))
+        printed[0] += len(next(iter(chunk.values()), []))
+
+    metrics_holder = {name: cls(**kwargs) for name, (cls, kwargs) in specs.items()}
+    for name, metric in metrics_holder.items():
+        metric.num_refs = n_refs
+        signatures[name] = metric.get_signature().format(options.short)
+    metrics, totals, count = score_stream(
+        specs, options.inputs[0], list(options.refs), options.num_refs, options.encoding,
+        jobs=options.jobs or automatic_jobs(os.cpu_count() or 1),
+        keep_rows=options.sentence_level,
+        on_rows=print_rows if options.sentence_level else None, on_hypotheses=on_hypotheses,
+        metrics=metrics_holder)
+    if count == 0:
+        raise InputError(f"{options.inputs[0]}: empty file, nothing to score")
+    warn_if_tokenised(tokenised[0])
+    if options.emit_stats:
+        from bleucli.shards import stats_document
+
+        for metric in metrics.values():
+            metric.num_refs = n_refs
+        return stats_document(metrics, specs, totals, count, {}, digest.hexdigest())
+    if options.sentence_level:
+        return ""
+    results = []
+    for name in sorted(metrics):
+        metric = metrics[name]
+        metric.num_refs = n_refs
+        signature = metric.get_signature()
+        results.append(Result(options.inputs[0], metric.score_from_values(totals[name]),
+                              str(signature), signature.format(short=True)))
+    return single_system(results, options.fmt, options.width, options.score_only,
+                         options.short)
+
+
+def _check_signature_nrefs(expected: dict[str, int], given: int) -> None:
+    for wanted in expected.values():
+        if wanted != given:
+            raise ConfigError(f"the signature says nrefs:{wanted} but {given} reference "
+                              f"stream(s) were given")
+
+
+def run(options: Options) -> str:
+    """Everything the main command does; returns the text to print on standard output."""
+    if options.download:
+        return download(options)
+    if options.list_sets:
+        return list_testsets(options)
+    if options.citation:
+        return citations(options)
+    if options.echo:
+        return echo_fields(options)
+    if options.test_set is None and (options.origlang or options.subset):
+        raise ConfigError("--origlang and --subset need a test set (-t)")
+    expected_refs = apply_signatures(options) if options.from_signature else {}
+    from bleucli.commands.request import validate
+
+    validate(options)
+    for name in options.metrics:
+        metric_class(name)  # fail on an unknown metric before reading any file
+    if options.language_pair is not None and "-" not in options.language_pair:
+        raise UsageError(f"language pair {options.language_pair!r} is not of the form src-trg")
+    if can_stream(options):
+        _check_signature_nrefs(expected_refs, _file_reference_count(options))
+        return run_streaming(options)
+    ref_sources = load_references(options)
+    _check_signature_nrefs(expected_refs, len(ref_sources))
+    full_systems = load_systems(options)
+    systems = filter_systems(options, full_systems, len(ref_sources[0].lines))
+    for system in systems:
+        check_same_length(system, ref_sources)
+    if options.test_set is not None and options.bleu.get("tokenize") == "none":
+        logger.warning("You are turning off BLEU's internal tokenizer presumably to supply "
+                       "your own tokenized files.")
+        logger.warning("Published numbers will not be comparable to other papers.")
+    metrics = build_metrics(options, [s.lines for s in ref_sources])
+    testset_fields = {"test": options.test_set, "lang": options.language_pair
+                      if options.test_set else None,
+                      "origlang": options.origlang, "subset": options.subset}
+    if options.sentence_level and not options.emit_stats:
+        if options.confidence:
+            raise ConfigError("confidence intervals are unavailable with --sentence-level")
+        return sentence_level(options, metrics, systems, testset_fields)
+    if options.paired_bs or options.paired_ar:
+        return paired(options, metrics, systems)
+    if options.emit_stats:
+        from bleucli.metrics.base import sum_rows
+        from bleucli.shards import stats_document
+
+        if len(systems) > 1:
+            raise ConfigError("bleucli stats writes the statistics of one system")
+        totals = {name: sum_rows(metric.per_sentence_stats(systems[0].lines, None))
+                  for name, metric in metrics.items()}
+        from bleucli.shards import ContentDigest
+
+        digest = ContentDigest()
+        digest.update(systems[0].lines, [source.lines for source in ref_sources])
+        return stats_document(metrics, metric_specs(options), totals, len(systems[0].lines),
+                              testset_fields, digest.hexdigest())
+    if options.confidence and len(systems) > 1:
+        raise ConfigError("--confidence scores one system; compare several with paired tests")
+    n_bootstrap = options.confidence_n if options.confidence else 1
+    from bleucli.progress import stage
+
+    results = []
+    label = "scoring" + (f" with {n_bootstrap} bootstrap resamples" if n_bootstrap > 1 else "")
+    with stage(label, len(systems) * len(metrics)) as advance:
+        for system in systems:
+            for _name, metric in sorted(metrics.items()):
+                score, sig = _corpus(metric, system, testset_fields, n_bootstrap)
+                results.append(Result(system.name, score, str(sig), sig.format(short=True)))
+                advance(1)
+    if len(systems) == 1:
+        if options.detail:  # as SacreBLEU: the per-subset lines are text, so is the result
+            fmt = "text" if options.fmt == "json" else options.fmt
+            return single_system(results, fmt, options.width, options.score_only,
+                                 options.short) + "\n" + subset_details(
+                options, metrics, full_systems[0].lines)
+        return single_system(results, options.fmt, options.width, options.score_only,
+                             options.short)
+    logger.info(f"Found {len(systems)} systems.")
+    return multi_system(results, options.fmt, options.width, options.short)
+
+
+def _corpus(metric: Metric, system: TextSource, testset_fields: dict[str, str | None],
+            n_bootstrap: int = 1) -> tuple[Any, Signature]:
+    score = metric.corpus_score(system.lines, None, n_bootstrap=n_bootstrap)
+    return score, signature_with_testset(metric, testset_fields)
