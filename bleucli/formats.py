@@ -4,20 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from bleucli.metrics.base import Score
-
-
-@dataclass
-class Result:
-    """One metric's score for one system, with the signature it was computed under."""
-
-    system: str
-    score: Score
-    signature: str
-    short_signature: str
+from bleucli.results import Result
 
 
 def single_system(results: Sequence[Result], fmt: str, width: int, score_only: bool,

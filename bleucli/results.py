@@ -47,6 +47,21 @@ def comparable_signature(signature: str) -> str:
                     if part.split(":", 1)[0] not in ("version", "v"))
 
 
+@dataclass
+class Result:
+    """A score as a command computed it (with the metric's details for text output), before
+    rendering; :meth:`record` is what any reader gets back from the rendered JSON."""
+
+    system: str
+    score: Any  # bleucli.metrics.base.Score
+    signature: str
+    short_signature: str
+
+    def record(self) -> ScoreRecord:
+        return ScoreRecord(self.score.name, float(self.score.score), self.signature,
+                           self.system)
+
+
 @dataclass(frozen=True)
 class ScoreRecord:
     """One metric's score for one system, as a result file states it."""

@@ -150,3 +150,26 @@ def test_report_ignores_the_version_field(tmp_path) -> None:
     Path(paths[1]).write_text(json.dumps(changed))
     mixed = run_cli(["report", *paths])
     assert "not comparable" in mixed.stderr and "Not comparable: BLEU" in mixed.stdout
+
+
+def test_single_system_json_round_trips_through_the_result_schema(tmp_path) -> None:
+    """What the scoring command writes (several metrics, confidence intervals) is read back
+    by the schema every reader uses, with the scores and signatures it printed."""
+    import bleucli
+    from bleucli.results import load_results
+
+    written = run_cli([REF, "-i", HYP, "-m", "bleu", "chrf", "ter", "-w", "4", "-ci", "-cin",
+                       "20"])
+    path = tmp_path / "r.json"
+    path.write_text(written.stdout)
+    records = load_results(str(path))
+    hyp = Path(HYP).read_text(encoding="utf-8").splitlines()
+    ref = Path(REF).read_text(encoding="utf-8").splitlines()
+    expected = {"BLEU": bleucli.BLEU(), "chrF2": bleucli.CHRF(), "TER": bleucli.TER()}
+    assert [r.metric for r in records] == list(expected)
+    for record in records:
+        score = expected[record.metric].corpus_score(hyp, [ref]).score
+        assert record.score == round(score, 4)
+        assert record.signature.startswith("nrefs:1|bs:20|seed:12345|")
+        assert record.mean is not None and record.ci is not None and record.ci > 0
+        assert record.system == "" and record.test == ""

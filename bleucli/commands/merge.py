@@ -19,8 +19,9 @@ class MergeRequest:
 
 def run(request: MergeRequest) -> str:
     from bleucli.commands.request import default_format
-    from bleucli.formats import Result, single_system
+    from bleucli.formats import single_system
     from bleucli.metrics.base import Signature
+    from bleucli.results import Result
     from bleucli.shards import merge
 
     fmt = request.fmt

@@ -25,10 +25,11 @@ from bleucli.commands.testset_info import (
     subset_details,
 )
 from bleucli.errors import ConfigError, InputError, UsageError
-from bleucli.formats import Result, multi_system, single_system
+from bleucli.formats import multi_system, single_system
 from bleucli.io import TextSource, check_same_length
 from bleucli.metrics import metric_class
 from bleucli.metrics.base import Metric, Signature
+from bleucli.results import Result
 
 if TYPE_CHECKING:
     from bleucli.commands.request import Options
