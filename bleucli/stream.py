@@ -27,12 +27,15 @@ class LineReader:
         self.path = path
         self.encoding = encoding
         self.count = 0
+        #: Bytes read so far (decompressed for ``.gz``), for progress bars.
+        self.bytes = 0
         self.handle: IO[bytes] = open_binary(path)
 
     def __iter__(self) -> Iterator[str]:
         encoding, path = self.encoding, self.path
         for raw in self._raw_lines():
             self.count += 1
+            self.bytes += len(raw)
             try:
                 line = raw.decode(encoding)
             except UnicodeDecodeError as err:
@@ -141,14 +144,15 @@ def _score_chunk(chunk: tuple[list[str], list[list[str]]], keep_rows: bool,
 
 def score_stream(specs: dict[str, tuple[type[Metric], dict[str, Any]]], hyp_path: str,
                  ref_paths: list[str], num_refs: int, encoding: str, jobs: int = 1,
-                 keep_rows: bool = False, on_rows=None, on_hypotheses=None,
+                 keep_rows: bool = False, on_rows=None, on_hypotheses=None, on_progress=None,
                  metrics: dict[str, Metric] | None = None,
                  ) -> tuple[dict[str, Metric], dict[str, list[Number]], int]:
     """Score ``hyp_path`` against ``ref_paths``; returns metrics, summed stats, line count.
 
     ``on_rows({name: rows})`` (with ``keep_rows``) receives each chunk's per-sentence rows
     in corpus order, for sentence-level output; ``on_hypotheses(lines, references)`` sees
-    every chunk of hypotheses and its reference streams (for input checks and shard hashes).
+    every chunk of hypotheses and its reference streams (for input checks and shard hashes);
+    ``on_progress(bytes)`` how much of the hypothesis file has been read after each chunk.
     """
     if metrics is None:
         metrics = {name: cls(**kwargs) for name, (cls, kwargs) in specs.items()}
@@ -179,6 +183,8 @@ def score_stream(specs: dict[str, tuple[type[Metric], dict[str, Any]]], hyp_path
                 rows = [value] if kind == "sum" else value
                 if rows:  # row by row, in corpus order: float sums as SacreBLEU's
                     totals[name] = sum_rows([totals[name], *rows] if name in totals else rows)
+            if on_progress is not None:
+                on_progress(hyp.bytes)
     finally:
         if pool is not None:
             pool.terminate()

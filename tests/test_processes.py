@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import random
+import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -109,3 +111,30 @@ def test_closed_stdout_with_jobs_ends_the_run(big_corpus) -> None:
     while _group_alive(proc.pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _group_alive(proc.pid), "worker processes outlived the command"
+
+
+@pytest.mark.skipif(shutil.which("script") is None, reason="needs util-linux `script` for a tty")
+@pytest.mark.parametrize(("args", "bar"), [
+    ([], "bleucli: scoring hyp.txt"),  # one system, streamed
+    (["-m", "bleu", "chrf", "--paired-bs", "-pbsn", "20"], "bleucli: paired bootstrap"),
+    (["-ci", "-cin", "20", "-m", "ter"], "bleucli: scoring with 20 bootstrap resamples"),
+])
+def test_progress_on_a_terminal_only(big_corpus, tmp_path, args, bar) -> None:
+    hyp, ref = big_corpus
+    small_hyp, small_ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    small_hyp.write_text("".join(hyp.read_text().splitlines(True)[:3000]))
+    small_ref.write_text("".join(ref.read_text().splitlines(True)[:3000]))
+    inputs = [str(small_hyp), str(small_ref)] if "--paired-bs" in args else [str(small_hyp)]
+    command = [sys.executable, "-m", "bleucli", str(small_ref), "-i", *inputs, *args]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    quoted = " ".join(shlex.quote(c) for c in command)
+    log = tmp_path / "tty.log"
+    tty = subprocess.run(["script", "-qec", quoted + " > /dev/null", str(log)], env=env,
+                         capture_output=True, timeout=120)
+    assert tty.returncode == 0, log.read_text(errors="replace")
+    assert bar in log.read_text(errors="replace")
+    quiet = subprocess.run(["script", "-qec", quoted + " -q > /dev/null", str(log)], env=env,
+                           capture_output=True, timeout=120)
+    assert quiet.returncode == 0 and "bleucli: " not in log.read_text(errors="replace")
+    piped = subprocess.run(command, env=env, capture_output=True, timeout=120)
+    assert piped.returncode == 0 and bar.encode() not in piped.stderr

@@ -189,12 +189,23 @@ def run_streaming(options: Options) -> str:
     for name, metric in metrics_holder.items():
         metric.num_refs = n_refs
         signatures[name] = metric.get_signature().format(options.short)
-    metrics, totals, count = score_stream(
-        specs, options.inputs[0], list(options.refs), options.num_refs, options.encoding,
-        jobs=options.jobs or automatic_jobs(os.cpu_count() or 1),
-        keep_rows=options.sentence_level,
-        on_rows=print_rows if options.sentence_level else None, on_hypotheses=on_hypotheses,
-        metrics=metrics_holder)
+    from bleucli.progress import stage
+
+    path = options.inputs[0]
+    size = os.path.getsize(path) if not path.endswith(".gz") else 0
+    with stage(f"scoring {os.path.basename(path)}", size) as advance:
+        done = [0]
+
+        def on_progress(read: int) -> None:
+            advance(min(read, size) - done[0])
+            done[0] = min(read, size)
+
+        metrics, totals, count = score_stream(
+            specs, path, list(options.refs), options.num_refs, options.encoding,
+            jobs=options.jobs or automatic_jobs(os.cpu_count() or 1),
+            keep_rows=options.sentence_level,
+            on_rows=print_rows if options.sentence_level else None,
+            on_hypotheses=on_hypotheses, on_progress=on_progress, metrics=metrics_holder)
     if count == 0:
         raise InputError(f"{options.inputs[0]}: empty file, nothing to score")
     warn_if_tokenised(tokenised[0])
