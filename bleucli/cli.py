@@ -92,7 +92,7 @@ def expand_variadic(argv: Sequence[str]) -> list[str]:
               help="Encoding of input files.")
 @click.option("-tok", "--tokenize", metavar="NAME",
               help="BLEU tokenizer: none, 13a, intl, char, zh, ja-mecab, ko-mecab, spm, "
-                   "flores101, flores200 (default: by target language, else 13a).")
+                   "flores101, flores200, spBLEU-1K (default: by target language, else 13a).")
 @click.option("-lc", "--lowercase", is_flag=True, help="Case-insensitive BLEU.")
 @click.option("-s", "--smooth-method", default="exp", show_default=True,
               metavar="exp|floor|add-k|none", help="BLEU smoothing method.")

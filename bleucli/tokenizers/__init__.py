@@ -25,6 +25,7 @@ _BUILTIN: dict[str, str] = {
     "spm": "bleucli.tokenizers.spm:TokenizerSpm",
     "flores101": "bleucli.tokenizers.spm:TokenizerFlores101",
     "flores200": "bleucli.tokenizers.spm:TokenizerFlores200",
+    "spBLEU-1K": "bleucli.tokenizers.spm:TokenizerSpBLEU1K",
 }
 
 #: SacreBLEU's default tokeniser for a target language; anything else gets ``13a``.

@@ -23,10 +23,24 @@ class Tokenizer:
     cached: ClassVar[bool] = True
 
     def __init__(self) -> None:
+        self._make_cache()
+
+    def _make_cache(self) -> None:
         if self.cached:
             self._call = lru_cache(maxsize=CACHE_SIZE)(self.tokenize)
         else:
             self._call = self.tokenize
+
+    def __getstate__(self) -> dict:
+        """Pickle without the cache (a bound ``lru_cache`` cannot be pickled), so metric
+        objects can be sent to ``multiprocessing`` workers; the copy starts a fresh cache."""
+        state = self.__dict__.copy()
+        state.pop("_call", None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._make_cache()
 
     def tokenize(self, line: str) -> str:
         raise NotImplementedError

@@ -144,3 +144,10 @@ class TokenizerFlores200(TokenizerFlores101):
 
     name = "flores200"
     model = "flores200"
+
+
+class TokenizerSpBLEU1K(TokenizerFlores101):
+    """SentencePiece with the spBLEU-1K model (SacreBLEU 2.6's ``spBLEU-1K``)."""
+
+    name = "spBLEU-1K"
+    model = "spBLEU-1K"

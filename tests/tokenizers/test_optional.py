@@ -143,3 +143,32 @@ def test_offline_option_covers_models(served_model, tmp_path) -> None:
     assert result.exit_code == 1 and "offline mode is on" in result.stderr
     assert not served_model.exists()
     assert os.environ.get("BLEUCLI_OFFLINE") is None  # restored after the run
+
+
+def test_spbleu_1k_matches_sacrebleu(spm_model, http_server, tmp_path, monkeypatch) -> None:
+    """``spBLEU-1K`` (SacreBLEU 2.6) fetches its own model from the real URL's mirror path
+    and tokenises like SacreBLEU's ``spBLEU1KTokenizer`` with the same model."""
+    import sacrebleu.tokenizers.tokenizer_spm as sb_spm
+
+    url = sb_spm.SPM_MODELS["spBLEU-1K"]["url"]
+    http_server.serve("/mirror/" + url.split("://", 1)[1], spm_model)
+    monkeypatch.setenv("BLEUCLI_MIRROR", http_server.url("/mirror"))
+    monkeypatch.setenv("BLEUCLI_CACHE", str(tmp_path / "cache"))
+    ours = get_tokenizer("spBLEU-1K")
+    (tmp_path / "sb" / "models").mkdir(parents=True)
+    (tmp_path / "sb" / "models" / url.rsplit("/", 1)[1]).write_bytes(spm_model)
+    monkeypatch.setattr(sb_spm, "SACREBLEU_DIR", str(tmp_path / "sb"))
+    theirs = sb_spm.spBLEU1KTokenizer()
+    texts = ["Der Hund bellt laut im Garten.", "The museum is closed on Mondays!"]
+    assert [ours(t) for t in texts] == [theirs(t) for t in texts]
+    metric = bleucli.BLEU(tokenize="spBLEU-1K")
+    metric.corpus_score(["Der Hund bellt."], [["Der Hund bellt laut."]])
+    assert "tok:spBLEU-1K" in str(metric.get_signature())
+    assert str(metric.get_signature()).split("|version")[0] == str(
+        _sacrebleu_signature("spBLEU-1K", tmp_path, monkeypatch)).split("|version")[0]
+
+
+def _sacrebleu_signature(tokenize: str, tmp_path, monkeypatch) -> str:
+    metric = sacrebleu.BLEU(tokenize=tokenize)
+    metric.corpus_score(["Der Hund bellt."], [["Der Hund bellt laut."]])
+    return str(metric.get_signature())
