@@ -25,6 +25,28 @@ _VARIADIC = {"-i", "--input", "-m", "--metrics", "--echo"}
 OUTPUT_FORMATS = ("json", "text", "latex", "markdown", "tsv", "html")
 
 
+def expand_prefixes(argv: Sequence[str], selected: click.Command) -> list[str]:
+    """Unambiguous prefixes of long options (``--tok zh``, ``--lower``), as argparse and so
+    SacreBLEU accept them; an ambiguous one is a usage error naming the candidates."""
+    longs = sorted({opt for param in selected.params if isinstance(param, click.Option)
+                    for opt in (*param.opts, *param.secondary_opts) if opt.startswith("--")}
+                   | {"--help", "--version"})
+    out: list[str] = []
+    for k, arg in enumerate(argv):
+        if arg == "--":
+            return out + list(argv[k:])
+        name, eq, value = arg.partition("=")
+        if name.startswith("--") and name not in longs:
+            candidates = [opt for opt in longs if opt.startswith(name)]
+            if len(candidates) == 1:
+                arg = candidates[0] + eq + value
+            elif candidates:
+                raise click.UsageError(f"ambiguous option: {name} could match "
+                                       f"{', '.join(candidates)}")
+        out.append(arg)
+    return out
+
+
 def expand_variadic(argv: Sequence[str]) -> list[str]:
     """Rewrite ``-i a b`` as ``-i a -i b`` so click's ``multiple=True`` options take lists."""
     out: list[str] = []
@@ -135,6 +157,10 @@ def expand_variadic(argv: Sequence[str]) -> list[str]:
                    "(repeat for several metrics).")
 @click.option("-f", "--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default=None,
               help="Output format (default json; env BLEUCLI_FORMAT).")
+@click.option("--json-layout", type=click.Choice(["sacrebleu", "bleucli"]), default="sacrebleu",
+              show_default=True,
+              help="Paired tests with -f json: SacreBLEU's list, or bleucli's document with "
+                   "test, samples and signatures.")
 @click.option("-w", "--width", type=int, default=1, show_default=True,
               help="Decimal places of scores (0-30).")
 @click.option("-b", "--score-only", is_flag=True, help="Print only the score.")
@@ -184,7 +210,7 @@ def command(ctx: click.Context, **params: Any) -> None:
         paired_bs=params["paired_bs"], paired_ar=params["paired_ar"],
         paired_bs_n=params["paired_bs_n"], paired_ar_n=params["paired_ar_n"],
         paired_jobs=params["jobs"], emit_stats=params["emit_stats"],
-        detail=params["detail"],
+        detail=params["detail"], json_layout=params["json_layout"],
         bleu={
             "tokenize": params["tokenize"], "lowercase": params["lowercase"],
             "smooth_method": params["smooth_method"], "smooth_value": params["smooth_value"],
@@ -360,6 +386,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     elif args and args[0] in SUBCOMMANDS:
         selected, prog, args = SUBCOMMANDS[args[0]], f"bleucli {args[0]}", args[1:]
     try:
+        args = expand_prefixes(args, selected)
         returned = selected.main(expand_variadic(args) if selected is command else args,
                                  prog_name=prog, standalone_mode=False)
         if isinstance(returned, int) and returned:  # click returns Exit codes here

@@ -120,13 +120,27 @@ def multi_system(results: Sequence[Result], fmt: str, width: int, short: bool) -
 
 
 def paired_table(systems: Sequence[str], results: dict, signatures: dict[str, str], fmt: str,
-                 width: int, test: str, n_samples: int) -> str:
+                 width: int, test: str, n_samples: int, json_layout: str = "sacrebleu") -> str:
     """Systems x metrics with p-values against the baseline (first row), and a legend.
+
+    JSON is SacreBLEU's list of ``{"system", METRIC: {"score", "p_value", "mean", "ci"}}`` in
+    full precision, or with ``json_layout="bleucli"`` a document that also records the test,
+    the samples, significance flags and the signatures (rounded to ``width``).
 
     A cell is ``score`` (bootstrap: ``score (mean ± half-interval)``) and ``(p = ...)``;
     ``*`` marks p <= 0.05, a difference unlikely to be chance.
     """
     names = [f"Baseline: {systems[0]}", *systems[1:]]
+    if fmt == "json" and json_layout == "sacrebleu":
+        # SacreBLEU's layout: a list of systems, each metric's result object in full precision
+        def number(value: Any) -> float | None:
+            return None if value is None else float(value)
+
+        return json.dumps([{"system": system, **{
+            metric: {"score": number(per_system[i].score), "p_value": number(per_system[i].p_value),
+                     "mean": number(per_system[i].mean), "ci": number(per_system[i].ci)}
+            for metric, per_system in results.items()}} for i, system in enumerate(names)],
+            indent=4, ensure_ascii=False)
     if fmt == "json":
         rows = []
         for i, system in enumerate(names):

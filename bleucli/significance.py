@@ -1,6 +1,7 @@
 """Bootstrap resampling over per-sentence statistics (confidence intervals).
 
-Resamples use numpy's ``default_rng`` seeded from ``BLEUCLI_SEED`` (default 12345; ``none``
+Resamples use numpy's ``default_rng`` seeded from ``BLEUCLI_SEED`` (else SacreBLEU's
+``SACREBLEU_SEED``; default 12345; ``none``
 draws entropy from the OS) with the same draw order and float32 statistics as SacreBLEU, so a
 fixed seed gives SacreBLEU's intervals.
 """
@@ -25,7 +26,8 @@ DEFAULT_SEED = "12345"
 
 def seed_from_environment() -> tuple[str, int | None]:
     """The seed as recorded in signatures (``12345`` or ``none``) and as numpy takes it."""
-    raw = os.environ.get("BLEUCLI_SEED", DEFAULT_SEED).strip()
+    name = "BLEUCLI_SEED" if "BLEUCLI_SEED" in os.environ else "SACREBLEU_SEED"
+    raw = os.environ.get(name, DEFAULT_SEED).strip()
     if raw.lower() == "none":
         return "none", None
     try:
@@ -33,7 +35,7 @@ def seed_from_environment() -> tuple[str, int | None]:
     except ValueError:
         seed = -1
     if seed < 0:
-        raise UsageError(f"BLEUCLI_SEED must be a whole number >= 0 or 'none', got {raw!r}")
+        raise UsageError(f"{name} must be a whole number >= 0 or 'none', got {raw!r}")
     return raw, seed
 
 

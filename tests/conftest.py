@@ -117,7 +117,8 @@ def private_environment(tmp_path_factory: pytest.TempPathFactory):
     patcher.setenv("BLEUCLI_CACHE", str(tmp_path_factory.mktemp("session-cache")))
     for name in ("BLEUCLI_OFFLINE", "BLEUCLI_MIRROR", "BLEUCLI_TESTSETS", "BLEUCLI_FORMAT",
                  "BLEUCLI_SEED", "BLEUCLI_DEBUG", "BLEUCLI_MAX_EXTRACTED_BYTES",
-                 "BLEUCLI_DOWNLOAD_DEADLINE", "BLEUCLI_MIN_RATE", "GITHUB_ACTIONS"):
+                 "BLEUCLI_DOWNLOAD_DEADLINE", "BLEUCLI_MIN_RATE", "GITHUB_ACTIONS",
+                 "SACREBLEU_FORMAT", "SACREBLEU_SEED", "SACREBLEU"):
         patcher.delenv(name, raising=False)
     yield
     patcher.undo()

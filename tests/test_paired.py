@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -73,10 +74,30 @@ def test_cli_paired_bs_text_and_json(write) -> None:
     assert text.exit_code == 0, text.stderr
     assert "Baseline: " in text.stdout and "(p = " in text.stdout and "BLEU (μ ± 95% CI)" in text.stdout
     record = json.loads(run_cli([REF, "-i", HYP, other, "--paired-ar", "-parn", "500",
-                                 "-f", "json"]).stdout)
+                                 "-f", "json", "--json-layout", "bleucli"]).stdout)
     assert record["test"] == "ar" and record["samples"] == 500
     assert record["systems"][0]["BLEU"]["p_value"] is None
     assert 0 < record["systems"][1]["BLEU"]["p_value"] <= 1
+
+
+def test_cli_paired_json_is_sacrebleus_layout(write) -> None:
+    """-f json prints SacreBLEU's list in full precision, identical to SacreBLEU's output
+    for BLEU (where SacreBLEU can write it; it crashes on chrF/TER float32 means)."""
+    import subprocess
+    import sys
+
+    other = write("other.de", lines(REF2))
+    ours = json.loads(run_cli([REF, "-i", HYP, other, "--paired-bs", "-f", "json"]).stdout)
+    theirs = subprocess.run([sys.executable, "-m", "sacrebleu", REF, "-i", HYP, other,
+                             "--paired-bs", "-f", "json"], capture_output=True, text=True,
+                            env={**os.environ, "SACREBLEU_SEED": "12345"})
+    assert theirs.returncode == 0, theirs.stderr
+    assert ours == json.loads(theirs.stdout)
+    three = json.loads(run_cli([REF, "-i", HYP, other, "-m", "bleu", "chrf", "ter",
+                                "--paired-ar", "-parn", "100", "-f", "json"]).stdout)
+    assert [row["system"] for row in three] == [f"Baseline: {HYP}", other]
+    assert set(three[1]) == {"system", "BLEU", "chrF2", "TER"}
+    assert isinstance(three[1]["TER"]["p_value"], float) and three[1]["TER"]["mean"] is None
 
 
 def test_cli_paired_needs_two_systems() -> None:
@@ -126,4 +147,4 @@ def test_systems_can_be_named(write) -> None:
     other = write("o.de", lines(REF2))
     out = run_cli([REF, "-i", f"mine:{HYP}", f"theirs:{other}", "--paired-ar", "-parn", "100",
                    "-f", "json"]).stdout
-    assert [s["system"] for s in json.loads(out)["systems"]] == ["Baseline: mine", "theirs"]
+    assert [s["system"] for s in json.loads(out)] == ["Baseline: mine", "theirs"]

@@ -28,7 +28,7 @@ def paired(options: Options, metrics: dict[str, Metric], systems: list[TextSourc
                                      jobs=options.paired_jobs or automatic_jobs(len(systems)))
     return paired_table([s.name for s in systems], results,
                         {k: v.format(options.short) for k, v in signatures.items()},
-                        options.fmt, options.width, test, n_samples)
+                        options.fmt, options.width, test, n_samples, options.json_layout)
 
 
 def automatic_jobs(n_systems: int) -> int:

@@ -48,6 +48,7 @@ class Options:
     paired_jobs: int = 1
     emit_stats: bool = False
     detail: bool = False
+    json_layout: str = "sacrebleu"
 
     def __init__(self, **values: Any) -> None:
         self.bleu: dict[str, Any] = {}
@@ -125,14 +126,16 @@ def validate(options: Options) -> None:
 
 
 def default_format(allowed: tuple[str, ...]) -> str:
-    """``BLEUCLI_FORMAT`` when set (it must name one of ``allowed``), else JSON."""
+    """``BLEUCLI_FORMAT`` (else SacreBLEU's ``SACREBLEU_FORMAT``) when set; it must name
+    one of ``allowed``. Otherwise JSON."""
     import os
 
     from bleucli.errors import UsageError
 
-    value = os.environ.get("BLEUCLI_FORMAT", "").strip().lower()
+    name = "BLEUCLI_FORMAT" if "BLEUCLI_FORMAT" in os.environ else "SACREBLEU_FORMAT"
+    value = os.environ.get(name, "").strip().lower()
     if not value:
         return "json"
     if value not in allowed:
-        raise UsageError(f"BLEUCLI_FORMAT={value!r} is not one of {', '.join(allowed)}")
+        raise UsageError(f"{name}={value!r} is not one of {', '.join(allowed)}")
     return value
