@@ -33,6 +33,9 @@ _LAZY = {
     "InputError": "bleucli.errors",
     "ConfigError": "bleucli.errors",
     "parse_signature": "bleucli.signature",
+    "UsageError": "bleucli.errors",
+    "install_as_sacrebleu": "bleucli.install",
+    "uninstall_sacrebleu": "bleucli.install",
 }
 
 __all__ = ["__version__", *_LAZY]

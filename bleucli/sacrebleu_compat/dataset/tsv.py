@@ -1,0 +1,10 @@
+from __future__ import annotations
+
+from bleucli.sacrebleu_compat.dataset.base import Dataset
+
+
+class TSVDataset(Dataset):
+    """Test sets with source and references in columns of a TSV file."""
+
+
+__all__ = ["TSVDataset"]

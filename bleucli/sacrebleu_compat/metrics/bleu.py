@@ -1,0 +1,57 @@
+"""``sacrebleu.metrics.bleu``: BLEU with SacreBLEU's class attributes and helpers."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from bleucli.metrics.base import Signature
+from bleucli.metrics.bleu import BLEU as _BLEU
+from bleucli.metrics.bleu import MAX_NGRAM_ORDER, SMOOTH_DEFAULTS, BLEUScore, compute_bleu
+from bleucli.sacrebleu_compat.metrics.base import CompatMetric, sacrelogger
+
+#: Tokeniser name -> ``module.Class`` under ``sacrebleu.tokenizers`` (SacreBLEU's table).
+_TOKENIZERS = {
+    "none": "tokenizer_none.NoneTokenizer",
+    "zh": "tokenizer_zh.TokenizerZh",
+    "13a": "tokenizer_13a.Tokenizer13a",
+    "intl": "tokenizer_intl.TokenizerV14International",
+    "char": "tokenizer_char.TokenizerChar",
+    "ja-mecab": "tokenizer_ja_mecab.TokenizerJaMecab",
+    "ko-mecab": "tokenizer_ko_mecab.TokenizerKoMecab",
+    "spm": "tokenizer_spm.TokenizerSPM",
+    "flores101": "tokenizer_spm.Flores101Tokenizer",
+    "flores200": "tokenizer_spm.Flores200Tokenizer",
+    "spBLEU-1K": "tokenizer_spm.spBLEU1KTokenizer",
+}
+
+
+def _get_tokenizer(name: str) -> type:
+    """The tokeniser class for ``name`` (imported on demand, as SacreBLEU does)."""
+    module_name, class_name = _TOKENIZERS[name].rsplit(".", 1)
+    return getattr(import_module(f"bleucli.sacrebleu_compat.tokenizers.{module_name}"),
+                   class_name)
+
+
+class BLEUSignature(Signature):
+    """The BLEU signature class; SacreBLEU builds it from the metric's arguments."""
+
+
+class BLEU(CompatMetric, _BLEU):
+    """SacreBLEU's ``BLEU``: bleucli's BLEU with SacreBLEU's class attributes."""
+
+    TOKENIZERS = _TOKENIZERS.keys()
+    TOKENIZER_DEFAULT = "13a"
+    SMOOTH_DEFAULTS: dict[str, Any] = dict(SMOOTH_DEFAULTS)
+    _TOKENIZER_MAP = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
+    _SIGNATURE_TYPE = BLEUSignature
+    compute_bleu = staticmethod(compute_bleu)
+
+    def _get_closest_ref_len(self, hyp_len: int, ref_lens: list[int]) -> int:
+        from bleucli.metrics.bleu import closest_ref_len
+
+        return closest_ref_len(hyp_len, ref_lens)
+
+
+__all__ = ["BLEU", "BLEUScore", "BLEUSignature", "MAX_NGRAM_ORDER", "_TOKENIZERS",
+           "_get_tokenizer", "sacrelogger"]

@@ -1,0 +1,21 @@
+"""``sacrebleu.metrics.ter``: TER with SacreBLEU's class attributes."""
+
+from __future__ import annotations
+
+from bleucli.metrics.base import Signature
+from bleucli.metrics.ter import TER as _TER
+from bleucli.metrics.ter import TERScore
+from bleucli.sacrebleu_compat.metrics.base import CompatMetric
+
+
+class TERSignature(Signature):
+    """The TER signature class."""
+
+
+class TER(CompatMetric, _TER):
+    """SacreBLEU's ``TER``: bleucli's TER with SacreBLEU's class attributes."""
+
+    _SIGNATURE_TYPE = TERSignature
+
+
+__all__ = ["TER", "TERScore", "TERSignature"]

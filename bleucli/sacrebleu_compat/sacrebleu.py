@@ -1,0 +1,34 @@
+"""``sacrebleu.sacrebleu``: the command-line entry point, running bleucli's command with
+SacreBLEU's flags (``python -m sacrebleu ...`` under the alias)."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from bleucli.sacrebleu_compat.dataset import DATASETS
+from bleucli.sacrebleu_compat.metrics import METRICS
+from bleucli.sacrebleu_compat.version import __version__ as VERSION  # noqa: N812
+
+sacrelogger = logging.getLogger("sacrebleu")
+
+
+def parse_args(argv: list[str] | None = None):
+    """The command line as an ``argparse.Namespace`` of bleucli's option names."""
+    from argparse import Namespace
+
+    from bleucli.cli import command, expand_prefixes, expand_variadic
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    context = command.make_context("sacrebleu", expand_variadic(expand_prefixes(args, command)))
+    return Namespace(**context.params)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the command (exits, as SacreBLEU's ``main`` does)."""
+    from bleucli.cli import main as bleucli_main
+
+    bleucli_main(list(sys.argv[1:] if argv is None else argv))
+
+
+__all__ = ["main", "parse_args", "DATASETS", "METRICS", "VERSION", "sacrelogger"]

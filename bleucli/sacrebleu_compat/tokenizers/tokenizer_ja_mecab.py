@@ -1,0 +1,5 @@
+from __future__ import annotations
+
+from bleucli.tokenizers.mecab import TokenizerJaMecab
+
+__all__ = ["TokenizerJaMecab"]

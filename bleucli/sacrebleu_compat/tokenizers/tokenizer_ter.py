@@ -1,0 +1,5 @@
+from __future__ import annotations
+
+from bleucli.tokenizers.tercom import TercomTokenizer
+
+__all__ = ["TercomTokenizer"]
