@@ -8,6 +8,21 @@ import sys
 
 from bleucli.sacrebleu_compat.dataset import DATASETS
 from bleucli.sacrebleu_compat.metrics import METRICS
+from bleucli.sacrebleu_compat.utils import (  # noqa: E402,F401
+    args_to_dict,
+    download_test_set,
+    filter_subset,
+    get_available_testsets,
+    get_available_testsets_for_langpair,
+    get_langpairs_for_testset,
+    get_reference_files,
+    print_results_table,
+    print_single_results,
+    print_subset_results,
+    print_test_set,
+    sanity_check_lengths,
+    smart_open,
+)
 from bleucli.sacrebleu_compat.version import __version__ as VERSION  # noqa: N812
 
 sacrelogger = logging.getLogger("sacrebleu")

@@ -92,4 +92,6 @@ class PairedTest:
         return signatures, scores
 
 
+from bleucli.metrics.base import Metric, Score, Signature  # noqa: E402,F401
+
 __all__ = ["PairedTest", "Result", "estimate_ci", "IS_WINDOWS", "sacrelogger"]

@@ -207,7 +207,29 @@ def print_results_table(results: dict, signatures: dict, args: Namespace) -> Non
     print(paired_table(plain, paired, signature_text, args.format, width, test, samples))
 
 
-__all__ = ["Color", "SACREBLEU_DIR", "SUBSETS", "USERHOME", "args_to_dict", "download_file",
+def print_test_set(test_set: str, langpair: str, requested_fields: list[str],
+                   origlang: str | None = None, subset: str | None = None) -> None:
+    """Print fields of a test set, tab-separated, one segment per line (``--echo``)."""
+    from bleucli.commands.request import Options
+    from bleucli.commands.testset_info import echo_fields
+
+    print(echo_fields(Options(test_set=test_set, language_pair=langpair, origlang=origlang,
+                              subset=subset, echo=tuple(requested_fields))))
+
+
+def print_subset_results(metrics: dict, full_system: list[str], full_refs: Any,
+                         args: Namespace) -> None:
+    """Scores per origlang and subset of the test set (``--detail``)."""
+    from bleucli.commands.request import Options
+    from bleucli.commands.testset_info import subset_details
+
+    options = Options(test_set=args.test_set, language_pair=args.langpair,
+                      origlang=getattr(args, "origlang", None),
+                      subset=getattr(args, "subset", None), width=getattr(args, "width", 1))
+    print(subset_details(options, metrics, full_system))
+
+
+__all__ = ["Color", "print_test_set", "print_subset_results", "SACREBLEU_DIR", "SUBSETS", "USERHOME", "args_to_dict", "download_file",
            "download_test_set", "extract_tarball", "filter_subset", "get_available_origlangs",
            "get_available_subsets", "get_available_testsets",
            "get_available_testsets_for_langpair", "get_files", "get_langpairs_for_testset",

@@ -107,4 +107,17 @@ class Dataset:
         yield from self._fields(langpair).get("origlang", [])
 
 
-__all__ = ["Dataset", "SACREBLEU_DIR"]
+def smart_open(file: str, mode: str = "rt", encoding: str = "utf-8"):
+    from bleucli.sacrebleu_compat.utils import smart_open as opener
+
+    return opener(file, mode, encoding)
+
+
+def download_file(source_path: str, dest_path: str, extract_to: str | None = None,
+                  expected_md5: str | None = None) -> None:
+    from bleucli.sacrebleu_compat.utils import download_file as fetcher
+
+    fetcher(source_path, dest_path, extract_to, expected_md5)
+
+
+__all__ = ["Dataset", "SACREBLEU_DIR", "download_file", "smart_open"]

@@ -11,4 +11,6 @@ class WMTAdditionDataset(FakeSGMLDataset):
     """Additional references of WMT test sets."""
 
 
+from bleucli.sacrebleu_compat.dataset.base import smart_open  # noqa: E402,F401
+
 __all__ = ["FakeSGMLDataset", "WMTAdditionDataset"]

@@ -7,4 +7,6 @@ class PlainTextDataset(Dataset):
     """Test sets of plain text files, one sentence per line."""
 
 
+from bleucli.sacrebleu_compat.dataset.base import smart_open  # noqa: E402,F401
+
 __all__ = ["PlainTextDataset"]

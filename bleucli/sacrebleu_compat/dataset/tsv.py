@@ -7,4 +7,6 @@ class TSVDataset(Dataset):
     """Test sets with source and references in columns of a TSV file."""
 
 
+from bleucli.sacrebleu_compat.dataset.base import smart_open  # noqa: E402,F401
+
 __all__ = ["TSVDataset"]

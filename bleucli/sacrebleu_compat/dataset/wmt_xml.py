@@ -7,4 +7,6 @@ class WMTXMLDataset(Dataset):
     """WMT21+ XML test sets (several translators' references)."""
 
 
+from bleucli.sacrebleu_compat.dataset.base import smart_open  # noqa: E402,F401
+
 __all__ = ["WMTXMLDataset"]

@@ -53,5 +53,9 @@ class BLEU(CompatMetric, _BLEU):
         return closest_ref_len(hyp_len, ref_lens)
 
 
+from bleucli.metrics.base import Metric, Score  # noqa: E402,F401
+from bleucli.sacrebleu_compat.metrics.helpers import extract_all_word_ngrams  # noqa: E402,F401
+from bleucli.sacrebleu_compat.utils import my_log, sum_of_lists  # noqa: E402,F401
+
 __all__ = ["BLEU", "BLEUScore", "BLEUSignature", "MAX_NGRAM_ORDER", "_TOKENIZERS",
            "_get_tokenizer", "sacrelogger"]

@@ -24,4 +24,11 @@ class CHRF(CompatMetric, _CHRF):
         return split_word_punctuation(sent)
 
 
+from bleucli.metrics.base import Metric, Score  # noqa: E402,F401
+from bleucli.sacrebleu_compat.metrics.helpers import (  # noqa: E402,F401
+    extract_all_char_ngrams,
+    extract_word_ngrams,
+)
+from bleucli.sacrebleu_compat.utils import sum_of_lists  # noqa: E402,F401
+
 __all__ = ["CHRF", "CHRFScore", "CHRFSignature"]

@@ -18,4 +18,9 @@ class TER(CompatMetric, _TER):
     _SIGNATURE_TYPE = TERSignature
 
 
+from bleucli.metrics.base import Metric, Score  # noqa: E402,F401
+from bleucli.metrics.ter_edit import translation_edit_rate  # noqa: E402,F401
+from bleucli.sacrebleu_compat.utils import sum_of_lists  # noqa: E402,F401
+from bleucli.tokenizers.tercom import TercomTokenizer  # noqa: E402,F401
+
 __all__ = ["TER", "TERScore", "TERSignature"]

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from bleucli.sacrebleu_compat.tokenizers.tokenizer_re import TokenizerRegexp  # noqa: E402,F401
+from bleucli.tokenizers.base import Tokenizer as BaseTokenizer  # noqa: E402,F401
 from bleucli.tokenizers.mteval import Tokenizer13a
 
 __all__ = ["Tokenizer13a"]

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from bleucli.tokenizers.base import Tokenizer as BaseTokenizer  # noqa: E402,F401
 from bleucli.tokenizers.simple import CharTokenizer as TokenizerChar
 
 __all__ = ["TokenizerChar"]

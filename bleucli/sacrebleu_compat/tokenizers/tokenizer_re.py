@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from bleucli.tokenizers.base import Tokenizer
+from bleucli.tokenizers.base import Tokenizer as BaseTokenizer  # noqa: F401
 from bleucli.tokenizers.mteval import split_western_punctuation
 
 

@@ -31,5 +31,9 @@ Flores101Tokenizer = TokenizerFlores101
 Flores200Tokenizer = TokenizerFlores200
 spBLEU1KTokenizer = TokenizerSpBLEU1K
 
+from bleucli.sacrebleu_compat.dataset.base import SACREBLEU_DIR  # noqa: E402,F401
+from bleucli.sacrebleu_compat.utils import download_file, sacrelogger  # noqa: E402,F401
+from bleucli.tokenizers.base import Tokenizer as BaseTokenizer  # noqa: E402,F401
+
 __all__ = ["TokenizerSPM", "Flores101Tokenizer", "Flores200Tokenizer", "spBLEU1KTokenizer",
            "SPM_MODELS"]
