@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import logging
 import os
 import sys
@@ -13,7 +12,12 @@ from typing import Any
 from bleucli.metrics.base import sum_rows
 from bleucli.metrics.bleu import _log as my_log
 from bleucli.sacrebleu_compat.dataset import DATASETS, SUBSETS
-from bleucli.sacrebleu_compat.dataset.base import SACREBLEU_DIR
+from bleucli.sacrebleu_compat.dataset.base import (
+    SACREBLEU_DIR,
+    download_file,
+    extract_tarball,
+    smart_open,
+)
 
 USERHOME = os.path.expanduser("~")
 sacrelogger = logging.getLogger("sacrebleu")
@@ -27,13 +31,6 @@ class Color:
     @staticmethod
     def format(msg: str, color: str) -> str:
         return msg
-
-
-def smart_open(file: str, mode: str = "rt", encoding: str = "utf-8"):
-    """Open a plain or gzipped text file with ``\\n`` as the only line end."""
-    if str(file).endswith(".gz"):
-        return gzip.open(file, mode=mode, encoding=encoding, newline="\n")
-    return open(file, mode=mode, encoding=encoding, newline="\n")  # noqa: SIM115
 
 
 def sum_of_lists(lists: Sequence[Sequence[Any]]) -> Any:
@@ -123,33 +120,6 @@ def get_md5sum(dest_path: str) -> str:
     from bleucli.testsets.download import md5_of
 
     return md5_of(Path(dest_path))
-
-
-def download_file(source_path: str, dest_path: str, extract_to: str | None = None,
-                  expected_md5: str | None = None) -> None:
-    """Fetch ``source_path`` to ``dest_path`` through bleucli's downloader (md5-checked,
-    atomic, locked), then unpack it into ``extract_to`` if given."""
-    from pathlib import Path
-
-    from filelock import FileLock
-
-    from bleucli.testsets.download import fetch, offline_from_environment
-
-    dest = Path(dest_path)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(dest) + ".lock"):
-        if not dest.exists():
-            fetch([source_path], dest, expected_md5, offline=offline_from_environment())
-    if extract_to is not None:
-        extract_tarball(dest_path, extract_to)
-
-
-def extract_tarball(filepath: str, destdir: str) -> None:
-    from pathlib import Path
-
-    from bleucli.testsets.extract import extract
-
-    extract(Path(filepath), Path(destdir))
 
 
 def print_single_results(results: list[str], args: Namespace) -> None:

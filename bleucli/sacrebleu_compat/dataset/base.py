@@ -8,6 +8,7 @@ SacreBLEU unpacks the raw data and writes one plain-text file per field
 
 from __future__ import annotations
 
+import gzip
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -108,16 +109,37 @@ class Dataset:
 
 
 def smart_open(file: str, mode: str = "rt", encoding: str = "utf-8"):
-    from bleucli.sacrebleu_compat.utils import smart_open as opener
-
-    return opener(file, mode, encoding)
+    """Open a plain or gzipped text file with ``\\n`` as the only line end."""
+    if str(file).endswith(".gz"):
+        return gzip.open(file, mode=mode, encoding=encoding, newline="\n")
+    return open(file, mode=mode, encoding=encoding, newline="\n")  # noqa: SIM115
 
 
 def download_file(source_path: str, dest_path: str, extract_to: str | None = None,
                   expected_md5: str | None = None) -> None:
-    from bleucli.sacrebleu_compat.utils import download_file as fetcher
+    """Fetch ``source_path`` to ``dest_path`` through bleucli's downloader (md5-checked,
+    atomic, locked), then unpack it into ``extract_to`` if given."""
+    from pathlib import Path
 
-    fetcher(source_path, dest_path, extract_to, expected_md5)
+    from filelock import FileLock
+
+    from bleucli.testsets.download import fetch, offline_from_environment
+
+    dest = Path(dest_path)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(dest) + ".lock"):
+        if not dest.exists():
+            fetch([source_path], dest, expected_md5, offline=offline_from_environment())
+    if extract_to is not None:
+        extract_tarball(dest_path, extract_to)
 
 
-__all__ = ["Dataset", "SACREBLEU_DIR", "download_file", "smart_open"]
+def extract_tarball(filepath: str, destdir: str) -> None:
+    from pathlib import Path
+
+    from bleucli.testsets.extract import extract
+
+    extract(Path(filepath), Path(destdir))
+
+
+__all__ = ["Dataset", "SACREBLEU_DIR", "download_file", "extract_tarball", "smart_open"]
