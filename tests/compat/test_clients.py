@@ -138,3 +138,29 @@ def test_lenient_shapes_under_the_alias_strict_outside(caplog) -> None:
     assert score.score == real.BLEU().corpus_score(hyps, flat).score
     with pytest.raises(bleucli.InputError, match="flat list"):
         bleucli.BLEU().corpus_score(hyps, flat)
+
+
+def test_dataset_api_over_the_registry(cache_dir) -> None:
+    """lm-eval's pattern: file paths of a test set's source and references (here the
+    built-in offline sample set), and the dataset objects' iterators."""
+    from bleucli.sacrebleu_compat import utils
+    from bleucli.sacrebleu_compat.dataset import DATASETS, PlainTextDataset
+    from bleucli.testsets import TestSets
+
+    expected = TestSets().load("sample", "en-de")
+    source = utils.get_source_file("sample", "en-de")
+    with utils.smart_open(source) as handle:
+        assert [line.rstrip("\n") for line in handle] == expected.source
+    references = utils.get_reference_files("sample", "en-de")
+    assert len(references) == 2
+    for path, stream in zip(references, expected.reference_streams):
+        assert Path(path).read_text(encoding="utf-8").splitlines() == stream
+    dataset = DATASETS["sample"]
+    assert isinstance(dataset, PlainTextDataset)
+    assert list(dataset.source("en-de")) == expected.source
+    assert list(dataset.references("en-de"))[0] == tuple(s[0] for s in expected.reference_streams)
+    assert dataset.get_files("en-de")[0] == source
+    assert "wmt14" in utils.get_available_testsets()
+    assert "wmt19" in utils.get_available_testsets_for_langpair("en-de")
+    with pytest.raises(Exception, match="No such test set"):
+        utils.get_source_file("nope", "en-de")
