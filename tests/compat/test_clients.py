@@ -164,3 +164,16 @@ def test_dataset_api_over_the_registry(cache_dir) -> None:
     assert "wmt19" in utils.get_available_testsets_for_langpair("en-de")
     with pytest.raises(Exception, match="No such test set"):
         utils.get_source_file("nope", "en-de")
+
+
+def test_readme_snippet_runs_as_written() -> None:
+    """The README's install_as_sacrebleu() example runs unchanged in a fresh interpreter."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Running code written for SacreBLEU", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    probe = code + ("\nassert sacrebleu.__version__ == '2.6.0'\n"
+                    "assert BLEU is sacrebleu.metrics.BLEU\n"
+                    "import bleucli\nassert sacrebleu.__bleucli_version__ == bleucli.__version__\n")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
