@@ -16,6 +16,7 @@ from bleucli.sacrebleu_compat.utils import (  # noqa: E402,F401
     get_available_testsets_for_langpair,
     get_langpairs_for_testset,
     get_reference_files,
+    get_source_file,
     print_results_table,
     print_single_results,
     print_subset_results,
