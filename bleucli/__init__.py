@@ -35,6 +35,7 @@ _LAZY = {
     "parse_signature": "bleucli.signature",
     "UsageError": "bleucli.errors",
     "install_as_sacrebleu": "bleucli.install",
+    "ENGINE": "bleucli.native",
     "uninstall_sacrebleu": "bleucli.install",
 }
 

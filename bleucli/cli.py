@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from bleucli.errors import BleucliError, ConfigError, InputError
+from bleucli.native import ENGINE
 from bleucli.version import __version__
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -171,7 +172,7 @@ def expand_variadic(argv: Sequence[str]) -> list[str]:
 @click.option("-d", "--detail", is_flag=True,
               help="Also score each origlang and subset of the test set (text output).")
 @click.version_option(__version__, "-V", "--version", prog_name="bleucli",
-                      message="%(prog)s %(version)s")
+                      message="%(prog)s %(version)s (" + ENGINE + " engine)")
 @click.pass_context
 def command(ctx: click.Context, **params: Any) -> None:
     """Score machine translation output with BLEU, chrF and TER, identical to SacreBLEU 2.x.

@@ -18,9 +18,10 @@ def fast_answer(args: Sequence[str]) -> str | None:
     if len(args) != 1:
         return None
     if args[0] in ("-V", "--version"):
+        from bleucli.native import ENGINE
         from bleucli.version import __version__
 
-        return f"bleucli {__version__}\n"
+        return f"bleucli {__version__} ({ENGINE} engine)\n"
     if args[0] in ("-h", "--help"):
         import shutil
 

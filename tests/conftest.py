@@ -21,6 +21,11 @@ settings.register_profile(
     "default", deadline=None, max_examples=150,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+#: Few examples under valgrind (scripts/memcheck.sh): it runs some 50 times slower.
+settings.register_profile(
+    "memcheck", deadline=None, max_examples=25,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 ROOT = Path(__file__).resolve().parent.parent

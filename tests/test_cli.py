@@ -183,7 +183,9 @@ def test_crlf_missing_newline_and_gzip_match_plain(write) -> None:
 def test_version_and_help() -> None:
     from bleucli import __version__
 
-    assert run_cli(["-V"]).stdout.strip() == f"bleucli {__version__}"
+    from bleucli.native import ENGINE
+
+    assert run_cli(["-V"]).stdout.strip() == f"bleucli {__version__} ({ENGINE} engine)"
     help_text = run_cli(["--help"]).stdout
     assert "--smooth-method" in help_text and "Exit codes" in help_text
 
@@ -315,7 +317,9 @@ def test_help_fast_path_prints_what_click_prints(columns: str) -> None:
 def test_fast_answer_only_for_help_and_version(monkeypatch) -> None:
     from bleucli.launch import fast_answer
 
-    assert fast_answer(["--version"]) == f"bleucli {bleucli.__version__}\n"
+    from bleucli.native import ENGINE
+
+    assert fast_answer(["--version"]) == f"bleucli {bleucli.__version__} ({ENGINE} engine)\n"
     assert fast_answer(["-h", "-q"]) is None and fast_answer(["ref.txt"]) is None
     assert fast_answer([]) is None
     monkeypatch.setenv("COLUMNS", "64")  # a width click renders itself

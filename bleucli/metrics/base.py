@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bleucli.errors import InputError
+from bleucli.native import native as _NATIVE
 from bleucli.version import __version__
 
 logger = logging.getLogger("bleucli")
@@ -199,11 +200,12 @@ def check_corpus_args(owner: str, hypotheses: Any, references: Any) -> None:
         raise TypeError(f"{owner}: hypotheses should be a list of strings")
     if len(hypotheses) == 0:
         raise InputError(f"{owner}: there are no hypotheses to score")
-    for i, hyp in enumerate(hypotheses):
-        if not isinstance(hyp, str):
-            raise TypeError(
-                f"{owner}: hypothesis {i} should be a string, got {type(hyp).__name__}"
-            )
+    if not set(map(type, hypotheses)) <= {str}:  # C-level scan; then find the culprit
+        for i, hyp in enumerate(hypotheses):
+            if not isinstance(hyp, str):
+                raise TypeError(
+                    f"{owner}: hypothesis {i} should be a string, got {type(hyp).__name__}"
+                )
     if references is None:
         return
     if isinstance(references, str) or not isinstance(references, Sequence):
@@ -224,6 +226,8 @@ def check_corpus_args(owner: str, hypotheses: Any, references: Any) -> None:
                 f"{owner}: reference stream {k} has {len(stream)} lines but there are "
                 f"{len(hypotheses)} hypotheses"
             )
+        if set(map(type, stream)) <= {str, type(None)}:
+            continue
         for i, ref in enumerate(stream):
             if ref is not None and not isinstance(ref, str):
                 raise TypeError(
@@ -335,13 +339,26 @@ class Metric(ABC):
         return self.impossible_stats(values)
 
     # -- shared machinery ---------------------------------------------------------------------
+    def preprocess_many(self, sentences: Sequence[str]) -> list[str]:
+        """:meth:`preprocess` of many sentences (engines may do it in one call)."""
+        preprocess = self.preprocess
+        return [preprocess(s) for s in sentences]
+
     def cache_references(self, references: Sequence[Sequence[str | None]]) -> ReferenceCache:
         """Preprocess every reference once; ``None`` entries mean "no reference here"."""
+        if not any(None in stream for stream in references):  # the usual case, C-level loops
+            streams = [self.preprocess_many(stream) for stream in references]
+            infos = list(map(self.reference_info, map(list, zip(*streams))))
+            self.num_refs = len(references)
+            return ReferenceCache(infos, len(references))
         infos = []
         counts = set()
-        preprocess = self.preprocess
+        streams = [self.preprocess_many([r for r in stream if r is not None])
+                   if None in stream else self.preprocess_many(stream)
+                   for stream in references]
+        iterators = [iter(stream) for stream in streams]
         for refs in zip(*references):
-            lines = [preprocess(r) for r in refs if r is not None]
+            lines = [next(it) for it, r in zip(iterators, refs) if r is not None]
             counts.add(len(lines))
             infos.append(self.reference_info(lines))
         num_refs = counts.pop() if len(counts) == 1 else -1
@@ -377,8 +394,7 @@ class Metric(ABC):
                            references: Sequence[Sequence[str | None]] | None) -> list[list[Number]]:
         """Statistics for every sentence; the rows that corpus and resampling code share."""
         infos = self._reference_infos(hypotheses, references)
-        preprocess = self.preprocess
-        return self.stats_rows([preprocess(h) for h in hypotheses], infos)
+        return self.stats_rows(self.preprocess_many(hypotheses), infos)
 
     def per_sentence_stats_many(self, systems: Sequence[Sequence[str]]
                                 ) -> list[list[list[Number]]]:
@@ -387,8 +403,7 @@ class Metric(ABC):
         infos: list[Any] = []
         for hypotheses in systems:
             infos = self._reference_infos(hypotheses, None)
-        preprocess = self.preprocess
-        return self.stats_rows_many([[preprocess(h) for h in hypotheses]
+        return self.stats_rows_many([self.preprocess_many(hypotheses)
                                      for hypotheses in systems], infos)
 
     def stats_rows(self, hypotheses: list[str], ref_infos: Sequence[Any]) -> list[list[Number]]:
@@ -465,4 +480,8 @@ def sum_rows(rows: Iterable[Sequence[Number]]) -> list[Number]:
     from functools import reduce
     from operator import add
 
+    if _NATIVE is not None and isinstance(rows, list):
+        summed = _NATIVE.sum_int_rows(rows)  # None unless every value is a 64-bit int
+        if summed is not None:
+            return summed
     return [reduce(add, column, 0) for column in zip(*rows)]

@@ -70,8 +70,29 @@ class Tokenizer13a(Tokenizer):
     name = "13a"
 
     def tokenize(self, line: str) -> str:
-        line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
-        if "&" in line:
-            for escaped, plain in _ESCAPES:
-                line = line.replace(escaped, plain)
-        return split_western_punctuation(f" {line} ")
+        return _tokenize_13a(line)
+
+    def __init__(self) -> None:
+        super().__init__()
+        from bleucli.native import native
+
+        if native is not None:  # a whole list in one call (see BLEU.preprocess_many)
+            self.tokenize_many = native.tokenize_13a_many
+
+
+def tokenize_13a_python(line: str) -> str:
+    """The pure-Python 13a tokeniser (the specification the compiled core matches)."""
+    line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
+    if "&" in line:
+        for escaped, plain in _ESCAPES:
+            line = line.replace(escaped, plain)
+    return split_western_punctuation(f" {line} ")
+
+
+def _engine_13a():
+    from bleucli.native import native
+
+    return native.tokenize_13a if native is not None else tokenize_13a_python
+
+
+_tokenize_13a = _engine_13a()

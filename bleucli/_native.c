@@ -1,0 +1,715 @@
+/*
+ * bleucli._native: the optional compiled core for the hot loops.
+ *
+ * The pure-Python engine (bleucli.tokenizers.mteval, bleucli.metrics.bleu) is the
+ * specification; every function here returns exactly what it returns, and the test suite
+ * checks that on generated and adversarial input (bleucli/native.py chooses the engine).
+ *
+ * - tokenize_13a(line): mteval-v13a tokenisation as SacreBLEU applies it: <skipped>, "-\n"
+ *   and "\n" handling, the four HTML unescapes in order, then the four regular expressions
+ *   of the tokeniser, each applied as re.sub does (left-most, non-overlapping matches of a
+ *   fixed-length pattern), then whitespace normalisation with str.split()'s notion of
+ *   whitespace.
+ * - bleu_stats(hyps, refs, max_order): per sentence [hyp_len, closest_ref_len, correct_1..n,
+ *   total_1..n] for tokenised hypotheses and their tokenised references (str.split()
+ *   tokens; n-gram matches clipped by the maximum count in any one reference).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <limits.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------------------ */
+/* A growable UCS4 buffer.                                                              */
+
+typedef struct {
+    Py_UCS4 *data;
+    Py_ssize_t len;
+    Py_ssize_t cap;
+} Buffer;
+
+static int buf_reserve(Buffer *b, Py_ssize_t extra) {
+    if (b->len + extra <= b->cap)
+        return 0;
+    Py_ssize_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + extra) {
+        if (cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof(Py_UCS4)) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        cap *= 2;
+    }
+    Py_UCS4 *data = PyMem_Realloc(b->data, (size_t)cap * sizeof(Py_UCS4));
+    if (data == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    b->data = data;
+    b->cap = cap;
+    return 0;
+}
+
+static inline int buf_push(Buffer *b, Py_UCS4 c) {
+    if (b->len == b->cap && buf_reserve(b, 1) < 0)
+        return -1;
+    b->data[b->len++] = c;
+    return 0;
+}
+
+static void buf_free(Buffer *b) {
+    PyMem_Free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+/* Replace every occurrence of `pattern` (ASCII) in `in` by `repl` (ASCII), as str.replace. */
+static int replace_all(const Buffer *in, Buffer *out, const char *pattern, const char *repl) {
+    Py_ssize_t plen = (Py_ssize_t)strlen(pattern), rlen = (Py_ssize_t)strlen(repl);
+    out->len = 0;
+    if (buf_reserve(out, in->len + 1) < 0)
+        return -1;
+    Py_ssize_t i = 0;
+    while (i < in->len) {
+        int match = 0;
+        if (i + plen <= in->len && in->data[i] == (Py_UCS4)(unsigned char)pattern[0]) {
+            match = 1;
+            for (Py_ssize_t k = 1; k < plen; k++) {
+                if (in->data[i + k] != (Py_UCS4)(unsigned char)pattern[k]) {
+                    match = 0;
+                    break;
+                }
+            }
+        }
+        if (match) {
+            for (Py_ssize_t k = 0; k < rlen; k++)
+                if (buf_push(out, (Py_UCS4)(unsigned char)repl[k]) < 0)
+                    return -1;
+            i += plen;
+        } else {
+            if (buf_push(out, in->data[i]) < 0)
+                return -1;
+            i++;
+        }
+    }
+    return 0;
+}
+
+static inline int is_digit(Py_UCS4 c) { return c >= '0' && c <= '9'; }
+
+/* Rule 1's class: [\{-\~\[-\` -\&\(-\+\:-\@\/] */
+static inline int is_split_symbol(Py_UCS4 c) {
+    return (c >= '{' && c <= '~') || (c >= '[' && c <= '`') || (c >= ' ' && c <= '&') ||
+           (c >= '(' && c <= '+') || (c >= ':' && c <= '@') || c == '/';
+}
+
+static inline int is_period_comma(Py_UCS4 c) { return c == '.' || c == ','; }
+
+static int push_ascii(Buffer *b, const char *s) {
+    for (; *s; s++)
+        if (buf_push(b, (Py_UCS4)(unsigned char)*s) < 0)
+            return -1;
+    return 0;
+}
+
+/* The four substitutions of the 13a tokeniser, in order (see the module comment). Each
+   pass at most triples (rule 1) or doubles the text, so space is reserved once per pass. */
+static int regexp_rules(Buffer *a, Buffer *b) {
+    Py_ssize_t i, n;
+    Py_UCS4 *out;
+    /* 1: ([{-~[-` -&(-+:-@/]) -> " \1 " */
+    if (buf_reserve(b, 3 * a->len + 1) < 0)
+        return -1;
+    out = b->data;
+    n = 0;
+    for (i = 0; i < a->len; i++) {
+        Py_UCS4 c = a->data[i];
+        if (c < 128 && is_split_symbol(c)) {
+            out[n++] = ' ';
+            out[n++] = c;
+            out[n++] = ' ';
+        } else {
+            out[n++] = c;
+        }
+    }
+    b->len = n;
+    /* 2: ([^0-9])([.,]) -> "\1 \2 " */
+    if (buf_reserve(a, 2 * b->len + 1) < 0)
+        return -1;
+    out = a->data;
+    n = 0;
+    for (i = 0; i < b->len;) {
+        Py_UCS4 c = b->data[i];
+        if (i + 1 < b->len && !is_digit(c) && is_period_comma(b->data[i + 1])) {
+            out[n++] = c;
+            out[n++] = ' ';
+            out[n++] = b->data[i + 1];
+            out[n++] = ' ';
+            i += 2;
+        } else {
+            out[n++] = c;
+            i++;
+        }
+    }
+    a->len = n;
+    /* 3: ([.,])([^0-9]) -> " \1 \2" */
+    if (buf_reserve(b, 2 * a->len + 1) < 0)
+        return -1;
+    out = b->data;
+    n = 0;
+    for (i = 0; i < a->len;) {
+        Py_UCS4 c = a->data[i];
+        if (i + 1 < a->len && is_period_comma(c) && !is_digit(a->data[i + 1])) {
+            out[n++] = ' ';
+            out[n++] = c;
+            out[n++] = ' ';
+            out[n++] = a->data[i + 1];
+            i += 2;
+        } else {
+            out[n++] = c;
+            i++;
+        }
+    }
+    b->len = n;
+    /* 4: ([0-9])(-) -> "\1 \2 " */
+    if (buf_reserve(a, 2 * b->len + 1) < 0)
+        return -1;
+    out = a->data;
+    n = 0;
+    for (i = 0; i < b->len;) {
+        Py_UCS4 c = b->data[i];
+        if (i + 1 < b->len && is_digit(c) && b->data[i + 1] == '-') {
+            out[n++] = c;
+            out[n++] = ' ';
+            out[n++] = '-';
+            out[n++] = ' ';
+            i += 2;
+        } else {
+            out[n++] = c;
+            i++;
+        }
+    }
+    a->len = n;
+    return 0;
+}
+
+/* ' '.join(text.split()) as a new str. */
+static PyObject *join_split(const Buffer *a) {
+    Buffer out = {0};
+    if (buf_reserve(&out, a->len + 1) < 0)
+        return NULL;
+    int pending_space = 0;
+    for (Py_ssize_t i = 0; i < a->len; i++) {
+        Py_UCS4 c = a->data[i];
+        if (Py_UNICODE_ISSPACE(c)) {
+            pending_space = out.len > 0;
+        } else {
+            if (pending_space) {
+                out.data[out.len++] = ' ';
+                pending_space = 0;
+            }
+            out.data[out.len++] = c;
+        }
+    }
+    PyObject *result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out.data, out.len);
+    buf_free(&out);
+    return result;
+}
+
+static int load(PyObject *text, Buffer *b) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    b->len = 0;
+    if (buf_reserve(b, n + 2) < 0)
+        return -1;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    for (Py_ssize_t i = 0; i < n; i++)
+        b->data[i] = PyUnicode_READ(kind, data, i);
+    b->len = n;
+    return 0;
+}
+
+static PyObject *tokenize_13a(PyObject *self, PyObject *arg) {
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "tokenize_13a() takes a str");
+        return NULL;
+    }
+    Buffer a = {0}, b = {0};
+    PyObject *result = NULL;
+    if (load(arg, &a) < 0)
+        goto done;
+    int has_lt = 0, has_nl = 0;
+    for (Py_ssize_t i = 0; i < a.len; i++) {
+        has_lt |= a.data[i] == '<';
+        has_nl |= a.data[i] == '\n';
+    }
+    if (has_lt || has_nl) {
+        if (replace_all(&a, &b, "<skipped>", "") < 0 || replace_all(&b, &a, "-\n", "") < 0 ||
+            replace_all(&a, &b, "\n", " ") < 0)
+            goto done;
+    } else {
+        Buffer swap = a;  /* nothing to replace: b takes a's text */
+        a = b;
+        b = swap;
+    }
+    /* the unescapes run only when the line has an '&', as in the Python engine */
+    int has_amp = 0;
+    for (Py_ssize_t i = 0; i < b.len; i++)
+        if (b.data[i] == '&') {
+            has_amp = 1;
+            break;
+        }
+    if (has_amp) {
+        if (replace_all(&b, &a, "&quot;", "\"") < 0 || replace_all(&a, &b, "&amp;", "&") < 0 ||
+            replace_all(&b, &a, "&lt;", "<") < 0 || replace_all(&a, &b, "&gt;", ">") < 0)
+            goto done;
+    }
+    /* pad with a space on each side: a = " " + b + " " */
+    a.len = 0;
+    if (buf_push(&a, ' ') < 0)
+        goto done;
+    if (buf_reserve(&a, b.len + 1) < 0)
+        goto done;
+    memcpy(a.data + a.len, b.data, (size_t)b.len * sizeof(Py_UCS4));
+    a.len += b.len;
+    if (buf_push(&a, ' ') < 0 || regexp_rules(&a, &b) < 0)
+        goto done;
+    result = join_split(&a);
+done:
+    buf_free(&a);
+    buf_free(&b);
+    return result;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* BLEU statistics.                                                                      */
+
+typedef struct {
+    Py_ssize_t start, len; /* a token: a slice of the sentence's UCS4 buffer */
+    Py_ssize_t buffer;     /* which buffer (0: hypothesis, k: reference k) */
+} Token;
+
+typedef struct {
+    /* token interning */
+    Py_ssize_t *tok_slots; /* id + 1, 0 = empty */
+    Py_ssize_t tok_cap;    /* active size (a power of two) */
+    Py_ssize_t tok_alloc;  /* allocated size */
+    Token *tokens;         /* by id */
+    uint64_t *tok_hash;
+    Py_ssize_t n_tokens, tokens_cap;
+    /* n-gram table: key = order + ids, counts per reference and for the hypothesis */
+    Py_ssize_t *gram_slots; /* entry + 1 */
+    Py_ssize_t gram_cap;    /* active size (a power of two) */
+    Py_ssize_t gram_alloc;  /* allocated size */
+    Py_ssize_t *gram_ids;   /* entries * max_order */
+    int *gram_order;
+    uint64_t *gram_hash;
+    Py_ssize_t *ref_max, *ref_cur, *hyp_count;
+    Py_ssize_t *ref_stamp;  /* which reference last touched ref_cur */
+    Py_ssize_t n_grams, grams_cap;
+    int max_order;
+    Buffer *buffers;
+    Py_ssize_t n_buffers;
+} Workspace;
+
+static void ws_free(Workspace *w) {
+    PyMem_Free(w->tok_slots);
+    PyMem_Free(w->tokens);
+    PyMem_Free(w->tok_hash);
+    PyMem_Free(w->gram_slots);
+    PyMem_Free(w->gram_ids);
+    PyMem_Free(w->gram_order);
+    PyMem_Free(w->gram_hash);
+    PyMem_Free(w->ref_max);
+    PyMem_Free(w->ref_cur);
+    PyMem_Free(w->hyp_count);
+    PyMem_Free(w->ref_stamp);
+    for (Py_ssize_t i = 0; i < w->n_buffers; i++)
+        buf_free(&w->buffers[i]);
+    PyMem_Free(w->buffers);
+    memset(w, 0, sizeof(*w));
+}
+
+static Py_ssize_t pow2_at_least(Py_ssize_t n) {
+    Py_ssize_t cap = 16;
+    while (cap < n)
+        cap *= 2;
+    return cap;
+}
+
+#define GROW(ptr, type, count)                                                   \
+    do {                                                                         \
+        type *grown_ = PyMem_Realloc((ptr), (size_t)(count) * sizeof(type));     \
+        if (grown_ == NULL) {                                                    \
+            PyErr_NoMemory();                                                    \
+            return -1;                                                           \
+        }                                                                        \
+        (ptr) = grown_;                                                          \
+    } while (0)
+
+/* Size the tables for a sentence with `n_tokens` tokens and `n_grams` n-grams in all. */
+static int ws_prepare(Workspace *w, Py_ssize_t n_tokens, Py_ssize_t n_grams, Py_ssize_t n_refs) {
+    /* only the active part of a table is cleared: a long sentence earlier must not make
+       every later one pay for its table size */
+    Py_ssize_t tok_cap = pow2_at_least(2 * n_tokens + 1);
+    if (tok_cap > w->tok_alloc) {
+        GROW(w->tok_slots, Py_ssize_t, tok_cap);
+        w->tok_alloc = tok_cap;
+    }
+    w->tok_cap = tok_cap;
+    memset(w->tok_slots, 0, (size_t)w->tok_cap * sizeof(Py_ssize_t));
+    if (n_tokens > w->tokens_cap) {
+        GROW(w->tokens, Token, n_tokens);
+        GROW(w->tok_hash, uint64_t, n_tokens);
+        w->tokens_cap = n_tokens;
+    }
+    w->n_tokens = 0;
+    Py_ssize_t gram_cap = pow2_at_least(2 * n_grams + 1);
+    if (gram_cap > w->gram_alloc) {
+        GROW(w->gram_slots, Py_ssize_t, gram_cap);
+        w->gram_alloc = gram_cap;
+    }
+    w->gram_cap = gram_cap;
+    memset(w->gram_slots, 0, (size_t)w->gram_cap * sizeof(Py_ssize_t));
+    if (n_grams > w->grams_cap) {
+        GROW(w->gram_ids, Py_ssize_t, n_grams * w->max_order);
+        GROW(w->gram_order, int, n_grams);
+        GROW(w->gram_hash, uint64_t, n_grams);
+        GROW(w->ref_max, Py_ssize_t, n_grams);
+        GROW(w->ref_cur, Py_ssize_t, n_grams);
+        GROW(w->hyp_count, Py_ssize_t, n_grams);
+        GROW(w->ref_stamp, Py_ssize_t, n_grams);
+        w->grams_cap = n_grams;
+    }
+    w->n_grams = 0;
+    if (n_refs + 1 > w->n_buffers) {
+        Buffer *grown = PyMem_Realloc(w->buffers, (size_t)(n_refs + 1) * sizeof(Buffer));
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (Py_ssize_t i = w->n_buffers; i < n_refs + 1; i++)
+            memset(&grown[i], 0, sizeof(Buffer));
+        w->buffers = grown;
+        w->n_buffers = n_refs + 1;
+    }
+    return 0;
+}
+
+static inline uint64_t mix(uint64_t h, uint64_t v) {
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdULL;
+}
+
+/* The id of token (buffer, start, len), interning it if new. */
+static Py_ssize_t intern_token(Workspace *w, Py_ssize_t buffer, Py_ssize_t start, Py_ssize_t len) {
+    const Py_UCS4 *text = w->buffers[buffer].data + start;
+    uint64_t h = 1469598103934665603ULL;
+    for (Py_ssize_t i = 0; i < len; i++)
+        h = (h ^ text[i]) * 1099511628211ULL;
+    Py_ssize_t mask = w->tok_cap - 1, slot = (Py_ssize_t)(h & (uint64_t)mask);
+    for (;;) {
+        Py_ssize_t entry = w->tok_slots[slot];
+        if (entry == 0)
+            break;
+        Token *t = &w->tokens[entry - 1];
+        if (w->tok_hash[entry - 1] == h && t->len == len &&
+            memcmp(w->buffers[t->buffer].data + t->start, text, (size_t)len * sizeof(Py_UCS4)) == 0)
+            return entry - 1;
+        slot = (slot + 1) & mask;
+    }
+    Py_ssize_t id = w->n_tokens++;
+    w->tokens[id].buffer = buffer;
+    w->tokens[id].start = start;
+    w->tokens[id].len = len;
+    w->tok_hash[id] = h;
+    w->tok_slots[slot] = id + 1;
+    return id;
+}
+
+/* The entry of n-gram ids[0..order), adding it if new. */
+static Py_ssize_t gram_entry(Workspace *w, const Py_ssize_t *ids, int order) {
+    uint64_t h = (uint64_t)order;
+    for (int k = 0; k < order; k++)
+        h = mix(h, (uint64_t)ids[k]);
+    Py_ssize_t mask = w->gram_cap - 1, slot = (Py_ssize_t)(h & (uint64_t)mask);
+    for (;;) {
+        Py_ssize_t entry = w->gram_slots[slot];
+        if (entry == 0)
+            break;
+        Py_ssize_t e = entry - 1;
+        if (w->gram_hash[e] == h && w->gram_order[e] == order &&
+            memcmp(w->gram_ids + e * w->max_order, ids, (size_t)order * sizeof(Py_ssize_t)) == 0)
+            return e;
+        slot = (slot + 1) & mask;
+    }
+    Py_ssize_t e = w->n_grams++;
+    memcpy(w->gram_ids + e * w->max_order, ids, (size_t)order * sizeof(Py_ssize_t));
+    w->gram_order[e] = order;
+    w->gram_hash[e] = h;
+    w->ref_max[e] = w->ref_cur[e] = w->hyp_count[e] = 0;
+    w->ref_stamp[e] = -1;
+    w->gram_slots[slot] = e + 1;
+    return e;
+}
+
+/* Split buffer `which` into token ids (str.split() whitespace); returns the count. */
+static Py_ssize_t split_ids(Workspace *w, Py_ssize_t which, Py_ssize_t *out) {
+    const Buffer *b = &w->buffers[which];
+    Py_ssize_t n = 0, i = 0;
+    while (i < b->len) {
+        while (i < b->len && Py_UNICODE_ISSPACE(b->data[i]))
+            i++;
+        if (i >= b->len)
+            break;
+        Py_ssize_t start = i;
+        while (i < b->len && !Py_UNICODE_ISSPACE(b->data[i]))
+            i++;
+        out[n++] = intern_token(w, which, start, i - start);
+    }
+    return n;
+}
+
+static Py_ssize_t count_space_separated(const Buffer *b) {
+    Py_ssize_t n = 0, i = 0;
+    while (i < b->len) {
+        while (i < b->len && Py_UNICODE_ISSPACE(b->data[i]))
+            i++;
+        if (i >= b->len)
+            break;
+        n++;
+        while (i < b->len && !Py_UNICODE_ISSPACE(b->data[i]))
+            i++;
+    }
+    return n;
+}
+
+static PyObject *sentence_row(Workspace *w, PyObject *hyp, PyObject *refs) {
+    int max_order = w->max_order;
+    Py_ssize_t n_refs = PyList_GET_SIZE(refs);
+    PyObject *row = NULL;
+    Py_ssize_t *ids = NULL;
+    Py_ssize_t *lens = NULL;
+    /* load every text and count its tokens to size the tables */
+    if (ws_prepare(w, 0, 0, n_refs) < 0)
+        return NULL;
+    Py_ssize_t total_tokens = 0, total_grams = 0;
+    for (Py_ssize_t k = 0; k <= n_refs; k++) {
+        PyObject *text = k == 0 ? hyp : PyList_GET_ITEM(refs, k - 1);
+        if (!PyUnicode_Check(text)) {
+            PyErr_SetString(PyExc_TypeError, "bleu_stats() takes strings");
+            return NULL;
+        }
+        if (load(text, &w->buffers[k]) < 0)
+            return NULL;
+        Py_ssize_t n = count_space_separated(&w->buffers[k]);
+        total_tokens += n;
+        total_grams += n * max_order;
+    }
+    if (ws_prepare(w, total_tokens + 1, total_grams + 1, n_refs) < 0)
+        return NULL;
+    ids = PyMem_Malloc((size_t)(total_tokens + 1) * sizeof(Py_ssize_t));
+    lens = PyMem_Malloc((size_t)(n_refs + 1) * sizeof(Py_ssize_t));
+    if (ids == NULL || lens == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* references: maximum count of every n-gram over the references */
+    Py_ssize_t offset = 0;
+    Py_ssize_t *hyp_ids = NULL;
+    for (Py_ssize_t k = 1; k <= n_refs; k++) {
+        Py_ssize_t *r = ids + offset;
+        Py_ssize_t n = split_ids(w, k, r);
+        lens[k] = n;
+        offset += n;
+        for (int order = 1; order <= max_order; order++) {
+            for (Py_ssize_t i = 0; i + order <= n; i++) {
+                Py_ssize_t e = gram_entry(w, r + i, order);
+                if (w->ref_stamp[e] != k) {
+                    w->ref_stamp[e] = k;
+                    w->ref_cur[e] = 0;
+                }
+                if (++w->ref_cur[e] > w->ref_max[e])
+                    w->ref_max[e] = w->ref_cur[e];
+            }
+        }
+    }
+    hyp_ids = ids + offset;
+    Py_ssize_t hyp_len = split_ids(w, 0, hyp_ids);
+    /* closest reference length, ties to the shorter */
+    Py_ssize_t best = -1, best_diff = -1;
+    for (Py_ssize_t k = 1; k <= n_refs; k++) {
+        Py_ssize_t diff = hyp_len > lens[k] ? hyp_len - lens[k] : lens[k] - hyp_len;
+        if (best_diff == -1 || diff < best_diff || (diff == best_diff && lens[k] < best)) {
+            best = lens[k];
+            best_diff = diff;
+        }
+    }
+    row = PyList_New(2 + 2 * (Py_ssize_t)max_order);
+    if (row == NULL)
+        goto done;
+    PyObject *value = PyLong_FromSsize_t(hyp_len);
+    if (value == NULL)
+        goto fail;
+    PyList_SET_ITEM(row, 0, value);
+    value = PyLong_FromSsize_t(best);
+    if (value == NULL)
+        goto fail;
+    PyList_SET_ITEM(row, 1, value);
+    for (int order = 1; order <= max_order; order++) {
+        Py_ssize_t correct = 0, total = 0;
+        if (order <= hyp_len) {
+            total = hyp_len - order + 1;
+            for (Py_ssize_t i = 0; i + order <= hyp_len; i++) {
+                Py_ssize_t e = gram_entry(w, hyp_ids + i, order);
+                if (++w->hyp_count[e] <= w->ref_max[e])
+                    correct++;
+            }
+        }
+        value = PyLong_FromSsize_t(correct);
+        if (value == NULL)
+            goto fail;
+        PyList_SET_ITEM(row, 1 + order, value);
+        value = PyLong_FromSsize_t(total);
+        if (value == NULL)
+            goto fail;
+        PyList_SET_ITEM(row, 1 + max_order + order, value);
+    }
+    goto done;
+fail:
+    Py_CLEAR(row);
+done:
+    PyMem_Free(ids);
+    PyMem_Free(lens);
+    return row;
+}
+
+static PyObject *bleu_stats(PyObject *self, PyObject *args) {
+    PyObject *hyps, *refs;
+    int max_order;
+    if (!PyArg_ParseTuple(args, "O!O!i:bleu_stats", &PyList_Type, &hyps, &PyList_Type, &refs,
+                          &max_order))
+        return NULL;
+    if (max_order < 1 || max_order > 1000) {
+        PyErr_SetString(PyExc_ValueError, "bleu_stats(): max_order must be in 1..1000");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(hyps);
+    if (PyList_GET_SIZE(refs) != n) {
+        PyErr_SetString(PyExc_ValueError, "bleu_stats(): one reference list per hypothesis");
+        return NULL;
+    }
+    PyObject *rows = PyList_New(n);
+    if (rows == NULL)
+        return NULL;
+    Workspace w;
+    memset(&w, 0, sizeof(w));
+    w.max_order = max_order;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *sentence_refs = PyList_GET_ITEM(refs, i);
+        if (!PyList_Check(sentence_refs)) {
+            PyErr_SetString(PyExc_TypeError, "bleu_stats(): references must be lists of str");
+            goto fail;
+        }
+        PyObject *row = sentence_row(&w, PyList_GET_ITEM(hyps, i), sentence_refs);
+        if (row == NULL)
+            goto fail;
+        PyList_SET_ITEM(rows, i, row);
+    }
+    ws_free(&w);
+    return rows;
+fail:
+    ws_free(&w);
+    Py_DECREF(rows);
+    return NULL;
+}
+
+static PyObject *tokenize_13a_many(PyObject *self, PyObject *arg) {
+    if (!PyList_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "tokenize_13a_many() takes a list of str");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(arg);
+    PyObject *out = PyList_New(n);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *line = tokenize_13a(self, PyList_GET_ITEM(arg, i));
+        if (line == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, line);
+    }
+    return out;
+}
+
+/* Column sums of rows of Python ints (integer statistics: exact in any order); None if a
+   value is not an int that fits in 64 bits, so the caller falls back to Python. */
+static PyObject *sum_int_rows(PyObject *self, PyObject *arg) {
+    if (!PyList_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "sum_int_rows() takes a list of lists");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(arg);
+    if (n == 0)
+        return PyList_New(0);
+    PyObject *first = PyList_GET_ITEM(arg, 0);
+    if (!PyList_Check(first))
+        Py_RETURN_NONE;
+    Py_ssize_t width = PyList_GET_SIZE(first);
+    long long *sums = PyMem_Calloc((size_t)(width ? width : 1), sizeof(long long));
+    if (sums == NULL)
+        return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *row = PyList_GET_ITEM(arg, i);
+        if (!PyList_Check(row) || PyList_GET_SIZE(row) != width) {
+            PyMem_Free(sums);
+            Py_RETURN_NONE;
+        }
+        for (Py_ssize_t j = 0; j < width; j++) {
+            PyObject *v = PyList_GET_ITEM(row, j);
+            if (!PyLong_CheckExact(v)) {
+                PyMem_Free(sums);
+                Py_RETURN_NONE;
+            }
+            int overflow = 0;
+            long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+            if (overflow || (x > 0 && sums[j] > LLONG_MAX - x) ||
+                (x < 0 && sums[j] < LLONG_MIN - x)) {
+                PyMem_Free(sums);
+                Py_RETURN_NONE;
+            }
+            sums[j] += x;
+        }
+    }
+    PyObject *out = PyList_New(width);
+    if (out != NULL) {
+        for (Py_ssize_t j = 0; j < width; j++) {
+            PyObject *v = PyLong_FromLongLong(sums[j]);
+            if (v == NULL) {
+                Py_CLEAR(out);
+                break;
+            }
+            PyList_SET_ITEM(out, j, v);
+        }
+    }
+    PyMem_Free(sums);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"tokenize_13a_many", tokenize_13a_many, METH_O, "tokenize_13a over a list of str."},
+    {"sum_int_rows", sum_int_rows, METH_O,
+     "Column sums of lists of ints, or None when a value is not a 64-bit int."},
+    {"tokenize_13a", tokenize_13a, METH_O, "mteval-v13a tokenisation (SacreBLEU's 13a)."},
+    {"bleu_stats", bleu_stats, METH_VARARGS,
+     "bleu_stats(hyps, refs, max_order): per sentence [hyp_len, ref_len, correct..., total...]."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_native", "bleucli's optional compiled core.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&module); }

@@ -1,0 +1,39 @@
+"""Coverage-guided fuzzing of the compiled core with atheris (``pip install atheris``).
+
+Every input is fed to both engines; a crash, or any difference from the pure-Python engine
+(the specification), is a finding. Runs for a bounded number of inputs:
+
+    python scripts/fuzz_native.py -atheris_runs=200000
+"""
+
+from __future__ import annotations
+
+import sys
+
+import atheris
+
+with atheris.instrument_imports():
+    from bleucli import _native
+    from bleucli.metrics.bleu import BLEU
+    from bleucli.tokenizers.mteval import tokenize_13a_python
+
+_METRICS = {order: BLEU(tokenize="none", max_ngram_order=order) for order in range(1, 7)}
+
+
+def one_input(data: bytes) -> None:
+    fdp = atheris.FuzzedDataProvider(data)
+    line = fdp.ConsumeUnicodeNoSurrogates(fdp.ConsumeIntInRange(0, 300))
+    assert _native.tokenize_13a(line) == tokenize_13a_python(line), repr(line)
+    order = fdp.ConsumeIntInRange(1, 6)
+    n_refs = fdp.ConsumeIntInRange(1, 4)
+    hyp = fdp.ConsumeUnicodeNoSurrogates(fdp.ConsumeIntInRange(0, 120))
+    refs = [fdp.ConsumeUnicodeNoSurrogates(fdp.ConsumeIntInRange(0, 120)) for _ in range(n_refs)]
+    expected = _METRICS[order].sentence_stats(hyp, [ref.split() for ref in refs])
+    assert _native.bleu_stats([hyp], [refs], order) == [expected], (hyp, refs, order)
+    rows = [[fdp.ConsumeIntInRange(0, 2**40) for _ in range(3)] for _ in range(4)]
+    assert _native.sum_int_rows(rows) == [sum(column) for column in zip(*rows)]
+
+
+if __name__ == "__main__":
+    atheris.Setup(sys.argv, one_input)
+    atheris.Fuzz()

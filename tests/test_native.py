@@ -1,0 +1,100 @@
+"""The compiled core gives exactly what the pure-Python engine (the specification) gives,
+on generated and adversarial Unicode input, and the engine can be chosen."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bleucli.native import native
+from bleucli.tokenizers.mteval import tokenize_13a_python
+from tests.conftest import EXAMPLES, ROOT, sentences
+
+needs_native = pytest.mark.skipif(native is None, reason="the compiled core is not built "
+                                  "(no C compiler, or BLEUCLI_PUREPYTHON=1)")
+
+#: Characters where engines could disagree: whitespace of every kind (str.split() splits on
+#: them, the 13a rules do not), astral and combining characters, zero-width characters,
+#: digits of other scripts (not [0-9]), markup the tokeniser rewrites.
+EDGE = ["\u00a0", "\u3000", "\u2028", "\u200b", "\u200d", "\ufeff", "\u0301", "\U0001f600",
+        "\U00020001", "\x1c", "\x85", "\t", "\n", "\r", " ", "٣", "1", "9", "0", ".", ",", "-",
+        "&quot;", "&amp;", "&lt;", "&gt;", "&", "<skipped>", "-\n", "a", "Z", "é", "中", "'",
+        "/", "@", "{", "~", "`", "^", "_", "\\", "$"]
+edge_text = st.lists(st.sampled_from(EDGE) | st.text(max_size=3), max_size=40).map("".join)
+
+
+@needs_native
+@settings(max_examples=600)
+@given(line=edge_text | sentences)
+def test_13a_native_equals_python(line) -> None:
+    assert native.tokenize_13a(line) == tokenize_13a_python(line)
+
+
+@needs_native
+def test_13a_on_long_lines() -> None:
+    line = ("Der Hund, 3.5-4 &amp; 1,000 (z.B.)\u00a0... " * 2000) + "\U0001f600"
+    assert native.tokenize_13a(line) == tokenize_13a_python(line)
+
+
+tokens = st.sampled_from(["a", "b", "c", "the", "cat", "中", "\U0001f600", "é", "e\u0301"]) \
+    | st.text(min_size=1, max_size=3).filter(lambda t: t.split() == [t])
+separators = st.sampled_from([" ", "  ", "\u00a0", "\u3000", "\t", "\u2028", "\x1c"])
+
+
+@st.composite
+def tokenised(draw):
+    words = draw(st.lists(tokens, max_size=30))
+    out = ""
+    for word in words:
+        out += draw(separators) + word
+    return out + draw(st.sampled_from(["", " ", "\u3000"]))
+
+
+@needs_native
+@settings(max_examples=400)
+@given(hyp=tokenised(), refs=st.lists(tokenised(), min_size=1, max_size=4),
+       order=st.integers(1, 6))
+def test_bleu_stats_native_equals_python(hyp, refs, order) -> None:
+    import bleucli
+
+    metric = bleucli.BLEU(tokenize="none", max_ngram_order=order)
+    expected = metric.sentence_stats(hyp, [ref.split() for ref in refs])
+    assert native.bleu_stats([hyp], [list(refs)], order) == [expected]
+
+
+@needs_native
+def test_bleu_stats_rejects_bad_arguments() -> None:
+    with pytest.raises(TypeError):
+        native.bleu_stats(["a"], [[None]], 4)
+    with pytest.raises(ValueError):
+        native.bleu_stats(["a"], [], 4)
+    with pytest.raises(ValueError):
+        native.bleu_stats(["a"], [["a"]], 0)
+    with pytest.raises(TypeError):
+        native.tokenize_13a(b"bytes")
+
+
+def _run(args: list[str], pure: bool) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("BLEUCLI_PUREPYTHON", None)
+    if pure:
+        env["BLEUCLI_PUREPYTHON"] = "1"
+    return subprocess.run([sys.executable, "-m", "bleucli", *args], capture_output=True,
+                          text=True, env=env)
+
+
+def test_engines_give_identical_output_and_say_which_runs() -> None:
+    pure = _run(["--version"], pure=True)
+    assert pure.stdout.strip().endswith("(python engine)")
+    if native is not None:
+        assert _run(["--version"], pure=False).stdout.strip().endswith("(native engine)")
+    args = [str(EXAMPLES / "ref.de"), str(EXAMPLES / "ref2.de"), "-i", str(EXAMPLES / "hyp.de"),
+            "-m", "bleu", "chrf", "ter", "-w", "10", "-f", "text"]
+    assert _run(args, pure=True).stdout == _run(args, pure=False).stdout
+    sentence = [*args, "-sl"]
+    assert _run(sentence, pure=True).stdout == _run(sentence, pure=False).stdout
