@@ -291,14 +291,16 @@ typedef struct {
 
 typedef struct {
     /* token interning */
-    Py_ssize_t *tok_slots; /* id + 1, 0 = empty */
+    uint64_t *tok_slots;   /* generation << 32 | (id + 1); another generation = empty */
+    uint32_t tok_gen;
     Py_ssize_t tok_cap;    /* active size (a power of two) */
     Py_ssize_t tok_alloc;  /* allocated size */
     Token *tokens;         /* by id */
     uint64_t *tok_hash;
     Py_ssize_t n_tokens, tokens_cap;
     /* n-gram table: key = order + ids, counts per reference and for the hypothesis */
-    Py_ssize_t *gram_slots; /* entry + 1 */
+    uint64_t *gram_slots;   /* generation << 32 | (entry + 1) */
+    uint32_t gram_gen;
     Py_ssize_t gram_cap;    /* active size (a power of two) */
     Py_ssize_t gram_alloc;  /* allocated size */
     Py_ssize_t *gram_ids;   /* entries * max_order */
@@ -337,6 +339,16 @@ static Py_ssize_t pow2_at_least(Py_ssize_t n) {
     return cap;
 }
 
+#define GROW_NULL(ptr, type, count)                                              \
+    do {                                                                         \
+        type *grown_ = PyMem_Realloc((ptr), (size_t)(count) * sizeof(type));     \
+        if (grown_ == NULL) {                                                    \
+            PyErr_NoMemory();                                                    \
+            return NULL;                                                         \
+        }                                                                        \
+        (ptr) = grown_;                                                          \
+    } while (0)
+
 #define GROW(ptr, type, count)                                                   \
     do {                                                                         \
         type *grown_ = PyMem_Realloc((ptr), (size_t)(count) * sizeof(type));     \
@@ -353,11 +365,15 @@ static int ws_prepare(Workspace *w, Py_ssize_t n_tokens, Py_ssize_t n_grams, Py_
        every later one pay for its table size */
     Py_ssize_t tok_cap = pow2_at_least(2 * n_tokens + 1);
     if (tok_cap > w->tok_alloc) {
-        GROW(w->tok_slots, Py_ssize_t, tok_cap);
+        GROW(w->tok_slots, uint64_t, tok_cap);
+        memset(w->tok_slots, 0, (size_t)tok_cap * sizeof(uint64_t));
         w->tok_alloc = tok_cap;
     }
     w->tok_cap = tok_cap;
-    memset(w->tok_slots, 0, (size_t)w->tok_cap * sizeof(Py_ssize_t));
+    if (++w->tok_gen == 0) { /* generations wrapped: clear once */
+        memset(w->tok_slots, 0, (size_t)w->tok_alloc * sizeof(uint64_t));
+        w->tok_gen = 1;
+    }
     if (n_tokens > w->tokens_cap) {
         GROW(w->tokens, Token, n_tokens);
         GROW(w->tok_hash, uint64_t, n_tokens);
@@ -366,11 +382,15 @@ static int ws_prepare(Workspace *w, Py_ssize_t n_tokens, Py_ssize_t n_grams, Py_
     w->n_tokens = 0;
     Py_ssize_t gram_cap = pow2_at_least(2 * n_grams + 1);
     if (gram_cap > w->gram_alloc) {
-        GROW(w->gram_slots, Py_ssize_t, gram_cap);
+        GROW(w->gram_slots, uint64_t, gram_cap);
+        memset(w->gram_slots, 0, (size_t)gram_cap * sizeof(uint64_t));
         w->gram_alloc = gram_cap;
     }
     w->gram_cap = gram_cap;
-    memset(w->gram_slots, 0, (size_t)w->gram_cap * sizeof(Py_ssize_t));
+    if (++w->gram_gen == 0) {
+        memset(w->gram_slots, 0, (size_t)w->gram_alloc * sizeof(uint64_t));
+        w->gram_gen = 1;
+    }
     if (n_grams > w->grams_cap) {
         GROW(w->gram_ids, Py_ssize_t, n_grams * w->max_order);
         GROW(w->gram_order, int, n_grams);
@@ -409,9 +429,10 @@ static Py_ssize_t intern_token(Workspace *w, Py_ssize_t buffer, Py_ssize_t start
         h = (h ^ text[i]) * 1099511628211ULL;
     Py_ssize_t mask = w->tok_cap - 1, slot = (Py_ssize_t)(h & (uint64_t)mask);
     for (;;) {
-        Py_ssize_t entry = w->tok_slots[slot];
-        if (entry == 0)
+        uint64_t stored = w->tok_slots[slot];
+        if ((uint32_t)(stored >> 32) != w->tok_gen)
             break;
+        Py_ssize_t entry = (Py_ssize_t)(stored & 0xffffffffu);
         Token *t = &w->tokens[entry - 1];
         if (w->tok_hash[entry - 1] == h && t->len == len &&
             memcmp(w->buffers[t->buffer].data + t->start, text, (size_t)len * sizeof(Py_UCS4)) == 0)
@@ -423,34 +444,40 @@ static Py_ssize_t intern_token(Workspace *w, Py_ssize_t buffer, Py_ssize_t start
     w->tokens[id].start = start;
     w->tokens[id].len = len;
     w->tok_hash[id] = h;
-    w->tok_slots[slot] = id + 1;
+    w->tok_slots[slot] = ((uint64_t)w->tok_gen << 32) | (uint64_t)(id + 1);
     return id;
 }
 
-/* The entry of n-gram ids[0..order), adding it if new. */
-static Py_ssize_t gram_entry(Workspace *w, const Py_ssize_t *ids, int order) {
-    uint64_t h = (uint64_t)order;
+/* The entry of n-gram ids[0..order) under `tag` (which kind of n-gram: BLEU uses the
+   order, chrF the order plus 1000 for word n-grams), adding it if new. */
+static Py_ssize_t gram_entry_tagged(Workspace *w, const Py_ssize_t *ids, int order, int tag) {
+    uint64_t h = (uint64_t)tag;
     for (int k = 0; k < order; k++)
         h = mix(h, (uint64_t)ids[k]);
     Py_ssize_t mask = w->gram_cap - 1, slot = (Py_ssize_t)(h & (uint64_t)mask);
     for (;;) {
-        Py_ssize_t entry = w->gram_slots[slot];
-        if (entry == 0)
+        uint64_t stored = w->gram_slots[slot];
+        if ((uint32_t)(stored >> 32) != w->gram_gen)
             break;
+        Py_ssize_t entry = (Py_ssize_t)(stored & 0xffffffffu);
         Py_ssize_t e = entry - 1;
-        if (w->gram_hash[e] == h && w->gram_order[e] == order &&
+        if (w->gram_hash[e] == h && w->gram_order[e] == tag &&
             memcmp(w->gram_ids + e * w->max_order, ids, (size_t)order * sizeof(Py_ssize_t)) == 0)
             return e;
         slot = (slot + 1) & mask;
     }
     Py_ssize_t e = w->n_grams++;
     memcpy(w->gram_ids + e * w->max_order, ids, (size_t)order * sizeof(Py_ssize_t));
-    w->gram_order[e] = order;
+    w->gram_order[e] = tag;
     w->gram_hash[e] = h;
     w->ref_max[e] = w->ref_cur[e] = w->hyp_count[e] = 0;
     w->ref_stamp[e] = -1;
-    w->gram_slots[slot] = e + 1;
+    w->gram_slots[slot] = ((uint64_t)w->gram_gen << 32) | (uint64_t)(e + 1);
     return e;
+}
+
+static inline Py_ssize_t gram_entry(Workspace *w, const Py_ssize_t *ids, int order) {
+    return gram_entry_tagged(w, ids, order, order);
 }
 
 /* Split buffer `which` into token ids (str.split() whitespace); returns the count. */
@@ -624,6 +651,213 @@ fail:
     return NULL;
 }
 
+
+/* ------------------------------------------------------------------------------------ */
+/* chrF statistics.                                                                      */
+
+/* chrF++'s punctuation: ASCII punctuation and symbols (string.punctuation). */
+static inline int is_chrf_punct(Py_UCS4 c) {
+    return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') ||
+           (c >= '{' && c <= '~');
+}
+
+/* Word ids of buffer `which` for chrF++: str.split() words, one punctuation mark split off
+   the end (else the start) of words longer than one character. */
+static Py_ssize_t chrf_word_ids(Workspace *w, Py_ssize_t which, Py_ssize_t *out) {
+    const Buffer *b = &w->buffers[which];
+    Py_ssize_t n = 0, i = 0;
+    while (i < b->len) {
+        while (i < b->len && Py_UNICODE_ISSPACE(b->data[i]))
+            i++;
+        if (i >= b->len)
+            break;
+        Py_ssize_t start = i;
+        while (i < b->len && !Py_UNICODE_ISSPACE(b->data[i]))
+            i++;
+        Py_ssize_t len = i - start;
+        if (len == 1) {
+            out[n++] = intern_token(w, which, start, 1);
+        } else if (is_chrf_punct(b->data[i - 1])) {
+            out[n++] = intern_token(w, which, start, len - 1);
+            out[n++] = intern_token(w, which, i - 1, 1);
+        } else if (is_chrf_punct(b->data[start])) {
+            out[n++] = intern_token(w, which, start, 1);
+            out[n++] = intern_token(w, which, start + 1, len - 1);
+        } else {
+            out[n++] = intern_token(w, which, start, len);
+        }
+    }
+    return n;
+}
+
+/* Characters of buffer `which` (whitespace removed unless kept) as ids (code points). */
+static Py_ssize_t chrf_char_ids(const Buffer *b, int whitespace, Py_ssize_t *out) {
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = 0; i < b->len; i++)
+        if (whitespace || !Py_UNICODE_ISSPACE(b->data[i]))
+            out[n++] = (Py_ssize_t)b->data[i];
+    return n;
+}
+
+static int set_int(PyObject *row, Py_ssize_t i, Py_ssize_t value) {
+    PyObject *v = PyLong_FromSsize_t(value);
+    if (v == NULL)
+        return -1;
+    PyList_SET_ITEM(row, i, v);
+    return 0;
+}
+
+/* [hyp, ref, match] per order (characters, then words) of one hypothesis against one
+   reference; the hypothesis count is reported as 0 where the reference has no n-gram of
+   that order, as SacreBLEU does. */
+static PyObject *chrf_pair(Workspace *w, Py_ssize_t *const seqs[4], const Py_ssize_t lens[4],
+                           int char_order, int word_order) {
+    Py_ssize_t grams = (lens[0] + lens[1]) * char_order + (lens[2] + lens[3]) * word_order + 1;
+    Py_ssize_t saved_tokens = w->n_tokens;
+    /* a fresh n-gram table (the token table keeps its ids) */
+    Py_ssize_t gram_cap = pow2_at_least(2 * grams + 1);
+    if (gram_cap > w->gram_alloc) {
+        GROW_NULL(w->gram_slots, uint64_t, gram_cap);
+        memset(w->gram_slots, 0, (size_t)gram_cap * sizeof(uint64_t));
+        w->gram_alloc = gram_cap;
+    }
+    w->gram_cap = gram_cap;
+    if (++w->gram_gen == 0) {
+        memset(w->gram_slots, 0, (size_t)w->gram_alloc * sizeof(uint64_t));
+        w->gram_gen = 1;
+    }
+    if (grams > w->grams_cap) {
+        GROW_NULL(w->gram_ids, Py_ssize_t, grams * w->max_order);
+        GROW_NULL(w->gram_order, int, grams);
+        GROW_NULL(w->gram_hash, uint64_t, grams);
+        GROW_NULL(w->ref_max, Py_ssize_t, grams);
+        GROW_NULL(w->ref_cur, Py_ssize_t, grams);
+        GROW_NULL(w->hyp_count, Py_ssize_t, grams);
+        GROW_NULL(w->ref_stamp, Py_ssize_t, grams);
+        w->grams_cap = grams;
+    }
+    w->n_grams = 0;
+    (void)saved_tokens;
+    int order = char_order + word_order;
+    PyObject *row = PyList_New(3 * (Py_ssize_t)order);
+    if (row == NULL)
+        return NULL;
+    for (int k = 0; k < order; k++) {
+        int is_word = k >= char_order;
+        int n = is_word ? k - char_order + 1 : k + 1;
+        int tag = is_word ? 1000 + n : n;
+        const Py_ssize_t *hyp = seqs[is_word ? 2 : 0], *ref = seqs[is_word ? 3 : 1];
+        Py_ssize_t hyp_len = lens[is_word ? 2 : 0], ref_len = lens[is_word ? 3 : 1];
+        Py_ssize_t hyp_total = hyp_len >= n ? hyp_len - n + 1 : 0;
+        Py_ssize_t ref_total = ref_len >= n ? ref_len - n + 1 : 0;
+        Py_ssize_t matches = 0;
+        for (Py_ssize_t i = 0; i < ref_total; i++)
+            w->ref_max[gram_entry_tagged(w, ref + i, n, tag)]++;
+        for (Py_ssize_t i = 0; i < hyp_total; i++) {
+            Py_ssize_t e = gram_entry_tagged(w, hyp + i, n, tag);
+            if (++w->hyp_count[e] <= w->ref_max[e])
+                matches++;
+        }
+        if (set_int(row, 3 * k, ref_total ? hyp_total : 0) < 0 ||
+            set_int(row, 3 * k + 1, ref_total) < 0 || set_int(row, 3 * k + 2, matches) < 0) {
+            Py_DECREF(row);
+            return NULL;
+        }
+    }
+    return row;
+}
+
+static PyObject *chrf_stats(PyObject *self, PyObject *args) {
+    PyObject *hyps, *refs;
+    int char_order, word_order, whitespace;
+    if (!PyArg_ParseTuple(args, "O!O!iip:chrf_stats", &PyList_Type, &hyps, &PyList_Type, &refs,
+                          &char_order, &word_order, &whitespace))
+        return NULL;
+    if (char_order < 0 || word_order < 0 || char_order + word_order == 0 ||
+        char_order > 1000 || word_order > 1000) {
+        PyErr_SetString(PyExc_ValueError, "chrf_stats(): orders must be in 0..1000, not both 0");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(hyps);
+    if (PyList_GET_SIZE(refs) != n) {
+        PyErr_SetString(PyExc_ValueError, "chrf_stats(): one reference list per hypothesis");
+        return NULL;
+    }
+    PyObject *out = PyList_New(n);
+    if (out == NULL)
+        return NULL;
+    Workspace w;
+    memset(&w, 0, sizeof(w));
+    w.max_order = char_order > word_order ? char_order : word_order;
+    Py_ssize_t *ids = NULL;
+    Py_ssize_t ids_cap = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *hyp = PyList_GET_ITEM(hyps, i), *sentence_refs = PyList_GET_ITEM(refs, i);
+        if (!PyUnicode_Check(hyp) || !PyList_Check(sentence_refs)) {
+            PyErr_SetString(PyExc_TypeError, "chrf_stats(): hypotheses are str, references "
+                                             "lists of str");
+            goto fail;
+        }
+        Py_ssize_t n_refs = PyList_GET_SIZE(sentence_refs);
+        if (ws_prepare(&w, 0, 0, n_refs) < 0)
+            goto fail;
+        Py_ssize_t chars = 0;
+        for (Py_ssize_t k = 0; k <= n_refs; k++) {
+            PyObject *text = k == 0 ? hyp : PyList_GET_ITEM(sentence_refs, k - 1);
+            if (!PyUnicode_Check(text)) {
+                PyErr_SetString(PyExc_TypeError, "chrf_stats(): references must be str");
+                goto fail;
+            }
+            if (load(text, &w.buffers[k]) < 0)
+                goto fail;
+            chars += w.buffers[k].len;
+        }
+        /* ids: chars and words of every text (words at most twice the characters) */
+        if (4 * chars + 8 > ids_cap) {
+            ids_cap = 4 * chars + 8;
+            Py_ssize_t *grown = PyMem_Realloc(ids, (size_t)ids_cap * sizeof(Py_ssize_t));
+            if (grown == NULL) {
+                PyErr_NoMemory();
+                goto fail;
+            }
+            ids = grown;
+        }
+        if (ws_prepare(&w, 2 * chars + 1, 1, n_refs) < 0)
+            goto fail;
+        Py_ssize_t offset = 0;
+        Py_ssize_t *hyp_chars = ids + offset;
+        Py_ssize_t hyp_nchars = chrf_char_ids(&w.buffers[0], whitespace, hyp_chars);
+        offset += hyp_nchars;
+        Py_ssize_t *hyp_words = ids + offset;
+        Py_ssize_t hyp_nwords = word_order ? chrf_word_ids(&w, 0, hyp_words) : 0;
+        offset += hyp_nwords;
+        PyObject *per_ref = PyList_New(n_refs);
+        if (per_ref == NULL)
+            goto fail;
+        PyList_SET_ITEM(out, i, per_ref);
+        for (Py_ssize_t k = 1; k <= n_refs; k++) {
+            Py_ssize_t *ref_chars = ids + offset;
+            Py_ssize_t ref_nchars = chrf_char_ids(&w.buffers[k], whitespace, ref_chars);
+            Py_ssize_t *ref_words = ref_chars + ref_nchars;
+            Py_ssize_t ref_nwords = word_order ? chrf_word_ids(&w, k, ref_words) : 0;
+            Py_ssize_t *const seqs[4] = {hyp_chars, ref_chars, hyp_words, ref_words};
+            const Py_ssize_t lens[4] = {hyp_nchars, ref_nchars, hyp_nwords, ref_nwords};
+            PyObject *row = chrf_pair(&w, seqs, lens, char_order, word_order);
+            if (row == NULL)
+                goto fail;
+            PyList_SET_ITEM(per_ref, k - 1, row);
+        }
+    }
+    PyMem_Free(ids);
+    ws_free(&w);
+    return out;
+fail:
+    PyMem_Free(ids);
+    ws_free(&w);
+    Py_DECREF(out);
+    return NULL;
+}
+
 static PyObject *tokenize_13a_many(PyObject *self, PyObject *arg) {
     if (!PyList_Check(arg)) {
         PyErr_SetString(PyExc_TypeError, "tokenize_13a_many() takes a list of str");
@@ -700,6 +934,9 @@ static PyObject *sum_int_rows(PyObject *self, PyObject *arg) {
 
 static PyMethodDef methods[] = {
     {"tokenize_13a_many", tokenize_13a_many, METH_O, "tokenize_13a over a list of str."},
+    {"chrf_stats", chrf_stats, METH_VARARGS,
+     "chrf_stats(hyps, refs, char_order, word_order, whitespace): per sentence, per reference, "
+     "[hyp, ref, match] for every order."},
     {"sum_int_rows", sum_int_rows, METH_O,
      "Column sums of lists of ints, or None when a value is not a 64-bit int."},
     {"tokenize_13a", tokenize_13a, METH_O, "mteval-v13a tokenisation (SacreBLEU's 13a)."},

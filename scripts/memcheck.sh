@@ -15,13 +15,15 @@ python3 -c "import bleucli._native" || { echo "the compiled core is not built"; 
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(tests/test_native.py tests/metrics/test_bleu_worked.py)
 log=$(mktemp)
+# the interpreter itself, not a launcher script (valgrind would trace only the launcher)
+python=$(python3 -c 'import sys; print(sys.executable)')
 PYTHONMALLOC=malloc HYPOTHESIS_PROFILE=memcheck valgrind --tool=memcheck --error-exitcode=99 \
     --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite \
     --track-origins=no --log-file="$log" \
-    python3 -m pytest -q -p no:cacheprovider "${targets[@]}" || status=$?
+    "$python" -m pytest -q -p no:cacheprovider "${targets[@]}" || status=$?
 status=${status:-0}
 # only errors whose stack passes through the compiled core count
-if grep -q "_native" "$log" && grep -E "Invalid|uninitialised|definitely lost" "$log" >/dev/null; then
+if grep -E "Invalid (read|write|free)|uninitialised|definitely lost" -A25 "$log" | grep -q "_native"; then
     grep -B2 -A20 "_native" "$log" | head -80
     echo "memcheck: errors in bleucli/_native.c (full log: $log)"
     exit 1

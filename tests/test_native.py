@@ -98,3 +98,28 @@ def test_engines_give_identical_output_and_say_which_runs() -> None:
     assert _run(args, pure=True).stdout == _run(args, pure=False).stdout
     sentence = [*args, "-sl"]
     assert _run(sentence, pure=True).stdout == _run(sentence, pure=False).stdout
+
+
+@needs_native
+@settings(max_examples=400)
+@given(hyp=edge_text | sentences, refs=st.lists(edge_text | sentences, min_size=1, max_size=3),
+       char_order=st.integers(0, 7), word_order=st.integers(0, 3), whitespace=st.booleans())
+def test_chrf_stats_native_equals_python(hyp, refs, char_order, word_order, whitespace) -> None:
+    """Per reference, the compiled chrF statistics equal the pure-Python engine's."""
+    import bleucli
+
+    if char_order + word_order == 0:
+        return
+    metric = bleucli.CHRF(char_order=char_order, word_order=word_order, whitespace=whitespace)
+    got = native.chrf_stats([hyp], [list(refs)], char_order, word_order, whitespace)[0]
+    assert got == [metric.sentence_stats(hyp, metric.reference_info([ref])) for ref in refs]
+
+
+@needs_native
+def test_chrf_stats_rejects_bad_arguments() -> None:
+    with pytest.raises(ValueError):
+        native.chrf_stats(["a"], [["a"]], 0, 0, False)
+    with pytest.raises(TypeError):
+        native.chrf_stats(["a"], [[3]], 6, 0, False)
+    with pytest.raises(ValueError):
+        native.chrf_stats(["a"], [], 6, 0, False)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bleucli.metrics.base import Metric, Number, Score, use_batch
+from bleucli.native import native as _NATIVE  # the engine, chosen once per process
 
 #: Punctuation split off word edges for chrF++'s word n-grams (one character, either side).
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
@@ -204,6 +205,8 @@ class CHRF(Metric):
                         ref_infos: Sequence[Any]) -> list[list[list[Number]]]:
         """Large corpora go through the vectorised engine (same numbers), all systems at
         once so that the references are counted once."""
+        if _NATIVE is not None and systems:
+            return [self._native_rows(hypotheses, ref_infos) for hypotheses in systems]
         if not systems or not use_batch(len(systems[0]), without_numpy=BATCH_WITHOUT_NUMPY) \
                 or any(not info for info in ref_infos):
             return super().stats_rows_many(systems, ref_infos)
@@ -215,6 +218,27 @@ class CHRF(Metric):
         return [rows.tolist() for rows in batch_chrf_stats(
             systems, refs, self.char_order, self.word_order, self.whitespace,
             split_word_punctuation, self.f_scores)]
+
+    def _native_rows(self, hypotheses: list[str], ref_infos: Sequence[Any]) -> list[list[Number]]:
+        """The compiled engine's statistics: per sentence one row per reference, of which
+        the best by sentence chrF is kept (the first of equals), as in :meth:`sentence_stats`."""
+        texts = [[reference.text for reference in info] for info in ref_infos]
+        candidates = _NATIVE.chrf_stats(list(hypotheses), texts, self.char_order,
+                                        self.word_order, self.whitespace)
+        rows = []
+        f_score = self.f_score
+        for per_ref in candidates:
+            if len(per_ref) == 1:
+                rows.append(per_ref[0])
+                continue
+            best: list[Number] = []
+            best_f = -1.0
+            for stats in per_ref:
+                value = f_score(stats)
+                if value > best_f:
+                    best_f, best = value, stats
+            rows.append(best)
+        return rows
 
     @property
     def stats_length(self) -> int:
