@@ -182,7 +182,6 @@ def test_crlf_missing_newline_and_gzip_match_plain(write) -> None:
 
 def test_version_and_help() -> None:
     from bleucli import __version__
-
     from bleucli.native import ENGINE
 
     assert run_cli(["-V"]).stdout.strip() == f"bleucli {__version__} ({ENGINE} engine)"
@@ -316,7 +315,6 @@ def test_help_fast_path_prints_what_click_prints(columns: str) -> None:
 
 def test_fast_answer_only_for_help_and_version(monkeypatch) -> None:
     from bleucli.launch import fast_answer
-
     from bleucli.native import ENGINE
 
     assert fast_answer(["--version"]) == f"bleucli {bleucli.__version__} ({ENGINE} engine)\n"
