@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
-"""Time bleucli against SacreBLEU, side by side, on the same generated (or given) corpora.
+"""Time bleucli against SacreBLEU, side by side, on the same real (or generated) corpora.
 
-Every measurement runs in a fresh Python process (cold caches, honest peak memory), both
-tools in the same run on the same files; the scores each reports are compared and the
-script exits non-zero if they differ. Prints a Markdown table of medians and ratios
-(SacreBLEU time / bleucli time: above 1 means bleucli is faster).
+Every measurement runs in a fresh Python process (cold caches, honest peak memory). The two
+tools run alternately, pair by pair (which one goes first alternates too), because this
+machine's speed drifts by 10-20% within minutes: each pair's ratio compares runs made a
+moment apart, and the table reports the medians of the per-pair ratios, for wall time and
+for CPU time. The scores each tool reports are compared, and the script exits non-zero if
+they differ. bleuscore (a Rust BLEU on PyPI) is timed as a peer for corpus BLEU when it is
+installed.
 
-    python scripts/bench.py                      # 2k, 20k and 200k lines
-    python scripts/bench.py --quick              # small corpus, one repeat (CI agreement check)
+Data: the real WMT22 system outputs in ../shared/data/wmt22 when that folder exists (lines
+suffixed with the copy number when the corpus is repeated to reach a size, so that no line
+repeats: SacreBLEU caches tokenisations), else a generated corpus.
+
+    python scripts/bench.py                      # 2k, 49k and 200k lines
+    python scripts/bench.py --quick              # small corpus, one pair (CI agreement check)
     python scripts/bench.py --files ref.de a.de b.de c.de   # your own test set, 3 systems
     python scripts/bench.py --write scripts/BENCHMARKS.md
 """
@@ -16,11 +23,13 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import glob
 import itertools
 import json
 import os
 import platform
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -94,6 +103,44 @@ def given_corpus(files: list[str]) -> dict[int, dict[str, Path]]:
     return {counts.pop(): paths}
 
 
+REAL_DATA = ROOT.parent / "shared" / "data" / "wmt22"
+
+
+def real_lines() -> tuple[list[str], list[list[str]]]:
+    """References and three systems of every WMT22 pair, concatenated in a fixed order."""
+    refs: list[str] = []
+    systems: list[list[str]] = [[], [], []]
+    for pair in sorted(p.name for p in REAL_DATA.iterdir() if p.is_dir()):
+        folder = REAL_DATA / pair
+        outputs = sorted(glob.glob(str(folder / "sys.*")))[:3]
+        reference = sorted(glob.glob(str(folder / "ref.*")))[0]
+        if len(outputs) < 3:
+            continue
+        refs += Path(reference).read_text(encoding="utf-8").splitlines()
+        for k, output in enumerate(outputs):
+            systems[k] += Path(output).read_text(encoding="utf-8").splitlines()
+    return refs, systems
+
+
+def write_real_corpus(folder: Path, lines: int) -> dict[str, Path]:
+    """``lines`` lines of real data; copy k of the data gets " k" appended to every line."""
+    refs, systems = real_lines()
+    def take(stream: list[str]) -> list[str]:
+        out: list[str] = []
+        copy = 0
+        while len(out) < lines:
+            out += [f"{line} {copy}" if copy else line for line in stream]
+            copy += 1
+        return out[:lines]
+
+    paths = {"ref": folder / f"real-ref.{lines}.txt"}
+    paths["ref"].write_text("\n".join(take(refs)) + "\n", encoding="utf-8")
+    for k, hyps in enumerate(systems):
+        paths[f"sys{k}"] = folder / f"real-sys{k}.{lines}.txt"
+        paths[f"sys{k}"].write_text("\n".join(take(hyps)) + "\n", encoding="utf-8")
+    return paths
+
+
 def truncated(paths: dict[str, Path], lines: int, folder: Path) -> dict[str, Path]:
     """The first ``lines`` lines of every file of a corpus (for the slow paired test)."""
     out = {}
@@ -123,12 +170,17 @@ limit = int(limit)
 refs = open(ref_path, encoding="utf-8").read().splitlines()[:limit]
 hyps = open(hyp_path, encoding="utf-8").read().splitlines()[:limit]
 module = __import__(tool)
-cls = {"bleu": module.BLEU, "chrf": module.CHRF, "ter": module.TER}[metric]
-start = time.perf_counter()
-score = cls().corpus_score(hyps, [refs]).score
-elapsed = time.perf_counter() - start
+start, cpu = time.perf_counter(), time.process_time()
+if tool == "bleuscore":  # its API: per-sentence reference lists; 13a, no smoothing
+    score = 100 * module.compute([[r] for r in refs], hyps, 4, False)["bleu"]
+else:
+    cls = {"bleu": module.BLEU, "bleu-none": module.BLEU, "chrf": module.CHRF,
+           "ter": module.TER}[metric]
+    kwargs = {"smooth_method": "none"} if metric == "bleu-none" else {}
+    score = cls(**kwargs).corpus_score(hyps, [refs]).score
+elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"seconds": elapsed, "score": score, "rss_kb": rss}))
+print(json.dumps({"seconds": elapsed, "cpu": cpu, "score": score, "rss_kb": rss}))
 """
 
 
@@ -139,14 +191,19 @@ def run_api(tool: str, metric: str, paths: dict[str, Path], limit: int) -> dict:
     return json.loads(out.stdout)
 
 
-def run_command(argv: list[str]) -> tuple[float, str]:
-    """Wall time and standard output of a command in a child process."""
-    start = time.perf_counter()
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_command(argv: list[str]) -> tuple[float, float, str]:
+    """Wall time, CPU time (of the child and its workers) and standard output of a command."""
+    start, cpu = time.perf_counter(), _children_cpu()
     proc = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, _children_cpu() - cpu
     if proc.returncode != 0:
         raise SystemExit(f"command failed: {' '.join(argv)}\n{proc.stderr}")
-    return elapsed, proc.stdout
+    return elapsed, cpu, proc.stdout
 
 
 _RSS_SNIPPET = r"""
@@ -172,23 +229,40 @@ def tool_command(tool: str) -> list[str]:
     return [sys.executable, "-m", tool]
 
 
-def median_of(repeats: int, measure) -> tuple[float, object]:
-    times, last = [], None
-    for _ in range(repeats):
-        seconds, last = measure()
-        times.append(seconds)
-    return statistics.median(times), last
+def paired_runs(repeats: int, theirs, ours) -> dict:
+    """Run both measurements ``repeats`` times, alternately and each pair in alternating
+    order; return median times and the medians of the per-pair ratios (wall and CPU), with
+    the last outputs. Each measurement returns (wall, cpu, output)."""
+    walls: tuple[list[float], list[float]] = ([], [])
+    cpus: tuple[list[float], list[float]] = ([], [])
+    wall_ratios, cpu_ratios, outputs = [], [], [None, None]
+    for k in range(repeats):
+        order = (0, 1) if k % 2 == 0 else (1, 0)
+        got = {}
+        for side in order:
+            got[side] = (theirs, ours)[side]()
+        for side in (0, 1):
+            walls[side].append(got[side][0])
+            cpus[side].append(got[side][1])
+            outputs[side] = got[side][2]
+        wall_ratios.append(got[0][0] / got[1][0])
+        cpu_ratios.append(got[0][1] / max(got[1][1], 1e-9))
+    return {"theirs": statistics.median(walls[0]), "ours": statistics.median(walls[1]),
+            "wall_ratio": statistics.median(wall_ratios),
+            "cpu_ratio": statistics.median(cpu_ratios), "outputs": outputs}
 
 
 class Table:
     def __init__(self) -> None:
-        self.rows: list[tuple[str, str, float, float]] = []
+        self.rows: list[tuple[str, str, float, float, float, float]] = []
         self.failures: list[str] = []
 
-    def add(self, task: str, size: str, theirs: float, ours: float) -> None:
-        self.rows.append((task, size, theirs, ours))
-        print(f"  {task:<38} {size:>7}  sacrebleu {theirs:8.3f}s  bleucli {ours:8.3f}s  "
-              f"x{theirs / ours:5.2f}", file=sys.stderr)
+    def add(self, task: str, size: str, result: dict) -> None:
+        row = (task, size, result["theirs"], result["ours"], result["wall_ratio"],
+               result["cpu_ratio"])
+        self.rows.append(row)
+        print(f"  {task:<38} {size:>7}  reference {row[2]:8.3f}s  tool {row[3]:8.3f}s  "
+              f"wall x{row[4]:5.2f}  cpu x{row[5]:5.2f}", file=sys.stderr)
 
     def agree(self, what: str, a: object, b: object, tolerance: float = 1e-9) -> None:
         same = abs(a - b) <= tolerance if isinstance(a, float) else a == b  # type: ignore
@@ -196,12 +270,13 @@ class Table:
             self.failures.append(f"{what}: sacrebleu {a!r} != bleucli {b!r}")
 
     def markdown(self) -> str:
-        lines = ["| task | lines | SacreBLEU (s) | bleucli (s) | ratio | bleucli s / 1k lines |",
-                 "| --- | ---: | ---: | ---: | ---: | ---: |"]
-        for task, size, theirs, ours in self.rows:
+        lines = ["| task | lines | SacreBLEU wall (s) | bleucli wall (s) | ratio, wall | "
+                 "ratio, CPU | bleucli s / 1k lines |",
+                 "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        for task, size, theirs, ours, wall, cpu in self.rows:
             per_k = f"{ours / (int(size) / 1000):.4f}" if size.isdigit() else "-"
             lines.append(f"| {task} | {size} | {theirs:.3f} | {ours:.3f} | "
-                         f"{theirs / ours:.2f}x | {per_k} |")
+                         f"{wall:.2f}x | {cpu:.2f}x | {per_k} |")
         return "\n".join(lines)
 
 
@@ -212,11 +287,11 @@ def compare_cli(table: Table, task: str, size: str, args: list[str], repeats: in
     def timed(tool: str):
         return lambda: run_command(tool_command(tool) + args)
 
-    theirs, out_a = median_of(repeats, timed("sacrebleu"))
-    ours, out_b = median_of(repeats, timed("bleucli"))
+    result = paired_runs(repeats, timed("sacrebleu"), timed("bleucli"))
     if check:
-        table.agree(f"{task} {size}", comparable(out_a), comparable(out_b))
-    table.add(task, size, theirs, ours)
+        table.agree(f"{task} {size}", comparable(result["outputs"][0]),
+                    comparable(result["outputs"][1]))
+    table.add(task, size, result)
 
 
 def table_lines(output: str) -> list[str]:
@@ -234,12 +309,20 @@ def bench(corpora: dict[int, dict[str, Path]], repeats: int, ter_limit: int,
             limit = min(n, ter_limit) if metric == "ter" else n
             if metric == "ter" and limit < n and n != min(sizes):
                 continue  # TER only on the sizes it was asked for
-            a = [run_api("sacrebleu", metric, paths, limit) for _ in range(repeats)]
-            b = [run_api("bleucli", metric, paths, limit) for _ in range(repeats)]
-            table.agree(f"{metric} API {limit}", a[0]["score"], b[0]["score"])
+            def api(tool: str, metric: str = metric, limit: int = limit, paths=paths):
+                def measure():
+                    r = run_api(tool, metric, paths, limit)
+                    return r["seconds"], r["cpu"], r["score"]
+                return measure
+
+            result = paired_runs(repeats, api("sacrebleu"), api("bleucli"))
+            table.agree(f"{metric} API {limit}", *result["outputs"])
             table.add(f"{metric.upper() if metric != 'chrf' else 'chrF'} corpus score (API)",
-                      str(limit), statistics.median(r["seconds"] for r in a),
-                      statistics.median(r["seconds"] for r in b))
+                      str(limit), result)
+            if metric == "bleu" and has_bleuscore():
+                peer = paired_runs(repeats, api("sacrebleu", "bleu-none"), api("bleuscore"))
+                table.agree(f"bleuscore BLEU {limit}", *peer["outputs"], tolerance=1e-6)
+                table.add("BLEU corpus score (API), bleuscore as the tool", str(limit), peer)
         files = [str(paths["ref"]), "-i", str(paths["sys0"])]
         compare_cli(table, "CLI end-to-end, one system, BLEU", str(n),
                     files + ["-b", "-w", "6"], repeats)
@@ -262,6 +345,12 @@ def bench(corpora: dict[int, dict[str, Path]], repeats: int, ter_limit: int,
     return table
 
 
+def has_bleuscore() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("bleuscore") is not None
+
+
 def machine() -> str:
     cpu = platform.processor() or platform.machine()
     try:
@@ -271,7 +360,7 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    versions = [run_command(tool_command(tool) + ["--version"])[1].split()[-1]
+    versions = [run_command(tool_command(tool) + ["--version"])[2].strip().split(" ", 1)[-1]
                 for tool in ("sacrebleu", "bleucli")]  # the code that is timed
     return (f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
             f"Python {platform.python_version()}, SacreBLEU {versions[0]}, "
@@ -280,7 +369,7 @@ def machine() -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="2000,20000,200000",
+    parser.add_argument("--sizes", default="2000,49000,200000",
                         help="corpus sizes in lines (comma-separated)")
     parser.add_argument("--repeats", type=int, default=3, help="runs per measurement")
     parser.add_argument("--ter-lines", type=int, default=2000,
@@ -290,6 +379,8 @@ def main() -> int:
                         help="time these files (one reference, three systems) instead of "
                              "generated corpora")
     parser.add_argument("--write", metavar="FILE", help="also write the report to FILE")
+    parser.add_argument("--generated", action="store_true",
+                        help="use the generated corpus even where the real data exists")
     args = parser.parse_args()
     sizes = [500] if args.quick else [int(s) for s in args.sizes.split(",")]
     repeats = 1 if args.quick else args.repeats
@@ -299,14 +390,17 @@ def main() -> int:
     described = machine()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
+        real = REAL_DATA.is_dir() and not (args.generated or args.quick)
+        writer = write_real_corpus if real else write_corpus
         corpora = given_corpus(args.files) if args.files else \
-            {n: write_corpus(folder, n) for n in sizes}
+            {n: writer(folder, n) for n in sizes}
         table = bench(corpora, repeats, args.ter_lines, folder)
     n, rss_a, rss_b = table.memory  # type: ignore[attr-defined]
     report = [
         f"Machine: {described}",
-        f"Date: {time.strftime('%Y-%m-%d')}; medians of {repeats} run(s); "
-        f"ratio = SacreBLEU time / bleucli time.",
+        f"Date: {time.strftime('%Y-%m-%d')}; {repeats} alternating pair(s) per row; "
+        f"ratio = median over pairs of SacreBLEU time / tool time; data: "
+        f"{'given files' if args.files else 'real WMT22 outputs' if real else 'generated'}.",
         "",
         table.markdown(),
         "",
