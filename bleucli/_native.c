@@ -229,11 +229,178 @@ static int load(PyObject *text, Buffer *b) {
     return 0;
 }
 
+
+/* ------------------------------------------------------------------------------------ */
+/* 13a on one- and two-byte strings (most lines), in their own width: no widening to UCS4. */
+
+#define DEFINE_NARROW_13A(NAME, T, KIND)                                                  \
+    static int NAME##_reserve(T **data, Py_ssize_t *cap, Py_ssize_t need) {               \
+        if (need <= *cap)                                                                  \
+            return 0;                                                                      \
+        Py_ssize_t grown_cap = *cap ? *cap : 256;                                          \
+        while (grown_cap < need) {                                                         \
+            if (grown_cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof(T)) {                  \
+                PyErr_NoMemory();                                                          \
+                return -1;                                                                 \
+            }                                                                              \
+            grown_cap *= 2;                                                                \
+        }                                                                                  \
+        T *grown = PyMem_Realloc(*data, (size_t)grown_cap * sizeof(T));                    \
+        if (grown == NULL) {                                                               \
+            PyErr_NoMemory();                                                              \
+            return -1;                                                                     \
+        }                                                                                  \
+        *data = grown;                                                                     \
+        *cap = grown_cap;                                                                  \
+        return 0;                                                                          \
+    }                                                                                      \
+                                                                                           \
+    /* str.replace for an ASCII pattern and a replacement no longer than it */             \
+    static Py_ssize_t NAME##_replace(const T *in, Py_ssize_t len, T *out, const char *pat, \
+                                     const char *repl) {                                   \
+        Py_ssize_t plen = (Py_ssize_t)strlen(pat), rlen = (Py_ssize_t)strlen(repl), n = 0; \
+        for (Py_ssize_t i = 0; i < len;) {                                                 \
+            int match = in[i] == (T)(unsigned char)pat[0] && i + plen <= len;              \
+            for (Py_ssize_t k = 1; match && k < plen; k++)                                 \
+                match = in[i + k] == (T)(unsigned char)pat[k];                             \
+            if (match) {                                                                   \
+                for (Py_ssize_t k = 0; k < rlen; k++)                                      \
+                    out[n++] = (T)(unsigned char)repl[k];                                  \
+                i += plen;                                                                 \
+            } else {                                                                       \
+                out[n++] = in[i++];                                                        \
+            }                                                                              \
+        }                                                                                  \
+        return n;                                                                          \
+    }                                                                                      \
+                                                                                           \
+    static PyObject *NAME(PyObject *text) {                                                \
+        Py_ssize_t n = PyUnicode_GET_LENGTH(text);                                         \
+        const T *src = (const T *)PyUnicode_DATA(text);                                    \
+        T *bufs[2] = {NULL, NULL};                                                         \
+        Py_ssize_t caps[2] = {0, 0};                                                       \
+        PyObject *result = NULL;                                                           \
+        int cur = 0;                                                                       \
+        Py_ssize_t len = n, m, i;                                                          \
+        if (NAME##_reserve(&bufs[0], &caps[0], n + 2) < 0 ||                              \
+            NAME##_reserve(&bufs[1], &caps[1], n + 2) < 0)                                 \
+            goto done;                                                                     \
+        memcpy(bufs[0], src, (size_t)n * sizeof(T));                                       \
+        int has_lt = 0, has_nl = 0, has_amp = 0;                                           \
+        for (i = 0; i < len; i++) {                                                        \
+            has_lt |= bufs[0][i] == '<';                                                   \
+            has_nl |= bufs[0][i] == '\n';                                                  \
+        }                                                                                  \
+        if (has_lt || has_nl) {                                                            \
+            len = NAME##_replace(bufs[cur], len, bufs[1 - cur], "<skipped>", "");          \
+            cur = 1 - cur;                                                                 \
+            len = NAME##_replace(bufs[cur], len, bufs[1 - cur], "-\n", "");                \
+            cur = 1 - cur;                                                                 \
+            len = NAME##_replace(bufs[cur], len, bufs[1 - cur], "\n", " ");                \
+            cur = 1 - cur;                                                                 \
+        }                                                                                  \
+        for (i = 0; i < len; i++)                                                          \
+            has_amp |= bufs[cur][i] == '&';                                                \
+        if (has_amp) {                                                                     \
+            static const char *const escapes[4][2] = {                                     \
+                {"&quot;", "\""}, {"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}};           \
+            for (int k = 0; k < 4; k++) {                                                  \
+                len = NAME##_replace(bufs[cur], len, bufs[1 - cur], escapes[k][0],         \
+                                     escapes[k][1]);                                       \
+                cur = 1 - cur;                                                             \
+            }                                                                              \
+        }                                                                                  \
+        /* pad, then rule 1 (at most triples the text) */                                  \
+        if (NAME##_reserve(&bufs[1 - cur], &caps[1 - cur], 3 * (len + 2) + 1) < 0)        \
+            goto done;                                                                     \
+        {                                                                                  \
+            const T *in = bufs[cur];                                                       \
+            T *out = bufs[1 - cur];                                                        \
+            m = 0;                                                                         \
+            for (i = -1; i <= len; i++) {                                                  \
+                T c = (i < 0 || i == len) ? (T)' ' : in[i];                                \
+                if (c < 128 && is_split_symbol(c)) {                                       \
+                    out[m++] = ' ';                                                        \
+                    out[m++] = c;                                                          \
+                    out[m++] = ' ';                                                        \
+                } else {                                                                   \
+                    out[m++] = c;                                                          \
+                }                                                                          \
+            }                                                                              \
+            len = m;                                                                       \
+            cur = 1 - cur;                                                                 \
+        }                                                                                  \
+        /* rules 2-4 (each at most doubles the text) */                                    \
+        for (int rule = 2; rule <= 4; rule++) {                                            \
+            if (NAME##_reserve(&bufs[1 - cur], &caps[1 - cur], 2 * len + 1) < 0)           \
+                goto done;                                                                 \
+            const T *in = bufs[cur];                                                       \
+            T *out = bufs[1 - cur];                                                        \
+            m = 0;                                                                         \
+            for (i = 0; i < len;) {                                                        \
+                T c = in[i];                                                               \
+                int match = i + 1 < len &&                                                 \
+                            (rule == 2 ? (!is_digit(c) && is_period_comma(in[i + 1]))      \
+                             : rule == 3 ? (is_period_comma(c) && !is_digit(in[i + 1]))    \
+                                         : (is_digit(c) && in[i + 1] == '-'));             \
+                if (!match) {                                                              \
+                    out[m++] = c;                                                          \
+                    i++;                                                                   \
+                } else if (rule == 3) {                                                    \
+                    out[m++] = ' ';                                                        \
+                    out[m++] = c;                                                          \
+                    out[m++] = ' ';                                                        \
+                    out[m++] = in[i + 1];                                                  \
+                    i += 2;                                                                \
+                } else {                                                                   \
+                    out[m++] = c;                                                          \
+                    out[m++] = ' ';                                                        \
+                    out[m++] = in[i + 1];                                                  \
+                    out[m++] = ' ';                                                        \
+                    i += 2;                                                                \
+                }                                                                          \
+            }                                                                              \
+            len = m;                                                                       \
+            cur = 1 - cur;                                                                 \
+        }                                                                                  \
+        /* ' '.join(split()); FromKindAndData picks the canonical (narrowest) kind */      \
+        {                                                                                  \
+            const T *in = bufs[cur];                                                       \
+            T *out = bufs[1 - cur];                                                        \
+            int pending = 0;                                                               \
+            m = 0;                                                                         \
+            for (i = 0; i < len; i++) {                                                    \
+                T c = in[i];                                                               \
+                if (Py_UNICODE_ISSPACE(c)) {                                               \
+                    pending = m > 0;                                                       \
+                } else {                                                                   \
+                    if (pending) {                                                         \
+                        out[m++] = ' ';                                                    \
+                        pending = 0;                                                       \
+                    }                                                                      \
+                    out[m++] = c;                                                          \
+                }                                                                          \
+            }                                                                              \
+            result = PyUnicode_FromKindAndData(KIND, out, m);                              \
+        }                                                                                  \
+    done:                                                                                  \
+        PyMem_Free(bufs[0]);                                                               \
+        PyMem_Free(bufs[1]);                                                               \
+        return result;                                                                     \
+    }
+
+DEFINE_NARROW_13A(tokenize_13a_ucs1, Py_UCS1, PyUnicode_1BYTE_KIND)
+DEFINE_NARROW_13A(tokenize_13a_ucs2, Py_UCS2, PyUnicode_2BYTE_KIND)
+
 static PyObject *tokenize_13a(PyObject *self, PyObject *arg) {
     if (!PyUnicode_Check(arg)) {
         PyErr_SetString(PyExc_TypeError, "tokenize_13a() takes a str");
         return NULL;
     }
+    if (PyUnicode_KIND(arg) == PyUnicode_1BYTE_KIND)
+        return tokenize_13a_ucs1(arg);
+    if (PyUnicode_KIND(arg) == PyUnicode_2BYTE_KIND)
+        return tokenize_13a_ucs2(arg);
     Buffer a = {0}, b = {0};
     PyObject *result = NULL;
     if (load(arg, &a) < 0)

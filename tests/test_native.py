@@ -36,6 +36,18 @@ def test_13a_native_equals_python(line) -> None:
 
 
 @needs_native
+@settings(max_examples=600)
+@given(line=st.text(alphabet=st.characters(max_codepoint=255), max_size=60)
+       | st.lists(st.sampled_from([e for e in EDGE if max(map(ord, e)) < 256]), max_size=30)
+       .map("".join))
+def test_13a_one_byte_path_equals_python(line) -> None:
+    """ASCII and Latin-1 lines take a path of their own (no widening to UCS4)."""
+    result = native.tokenize_13a(line)
+    assert result == tokenize_13a_python(line)
+    assert result.isascii() == tokenize_13a_python(line).isascii()  # canonical kind
+
+
+@needs_native
 def test_13a_on_long_lines() -> None:
     line = ("Der Hund, 3.5-4 &amp; 1,000 (z.B.)\u00a0... " * 2000) + "\U0001f600"
     assert native.tokenize_13a(line) == tokenize_13a_python(line)
