@@ -5,11 +5,14 @@
  * specification; every function here returns exactly what it returns, and the test suite
  * checks that on generated and adversarial input (bleucli/native.py chooses the engine).
  *
- * - tokenize_13a(line): mteval-v13a tokenisation as SacreBLEU applies it: <skipped>, "-\n"
- *   and "\n" handling, the four HTML unescapes in order, then the four regular expressions
- *   of the tokeniser, each applied as re.sub does (left-most, non-overlapping matches of a
- *   fixed-length pattern), then whitespace normalisation with str.split()'s notion of
- *   whitespace.
+ * - tokenize_13a(line), tokenize_13a_many(lines): mteval-v13a tokenisation as SacreBLEU
+ *   applies it: <skipped>, "-\n" and "\n" handling, the four HTML unescapes in order, then
+ *   the four regular expressions of the tokeniser, each applied as re.sub does (left-most,
+ *   non-overlapping matches of a fixed-length pattern), then whitespace normalisation with
+ *   str.split()'s notion of whitespace; in the string's own width.
+ * - chrf_stats(hyps, refs, char_order, word_order, whitespace): per sentence and reference,
+ *   [hyp, ref, match] n-gram counts per character and word order (chrF, chrF++).
+ * - sum_int_rows(rows): column sums of integer statistics.
  * - bleu_stats(hyps, refs, max_order): per sentence [hyp_len, closest_ref_len, correct_1..n,
  *   total_1..n] for tokenised hypotheses and their tokenised references (str.split()
  *   tokens; n-gram matches clipped by the maximum count in any one reference).
@@ -50,49 +53,10 @@ static int buf_reserve(Buffer *b, Py_ssize_t extra) {
     return 0;
 }
 
-static inline int buf_push(Buffer *b, Py_UCS4 c) {
-    if (b->len == b->cap && buf_reserve(b, 1) < 0)
-        return -1;
-    b->data[b->len++] = c;
-    return 0;
-}
-
 static void buf_free(Buffer *b) {
     PyMem_Free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
-}
-
-/* Replace every occurrence of `pattern` (ASCII) in `in` by `repl` (ASCII), as str.replace. */
-static int replace_all(const Buffer *in, Buffer *out, const char *pattern, const char *repl) {
-    Py_ssize_t plen = (Py_ssize_t)strlen(pattern), rlen = (Py_ssize_t)strlen(repl);
-    out->len = 0;
-    if (buf_reserve(out, in->len + 1) < 0)
-        return -1;
-    Py_ssize_t i = 0;
-    while (i < in->len) {
-        int match = 0;
-        if (i + plen <= in->len && in->data[i] == (Py_UCS4)(unsigned char)pattern[0]) {
-            match = 1;
-            for (Py_ssize_t k = 1; k < plen; k++) {
-                if (in->data[i + k] != (Py_UCS4)(unsigned char)pattern[k]) {
-                    match = 0;
-                    break;
-                }
-            }
-        }
-        if (match) {
-            for (Py_ssize_t k = 0; k < rlen; k++)
-                if (buf_push(out, (Py_UCS4)(unsigned char)repl[k]) < 0)
-                    return -1;
-            i += plen;
-        } else {
-            if (buf_push(out, in->data[i]) < 0)
-                return -1;
-            i++;
-        }
-    }
-    return 0;
 }
 
 static inline int is_digit(Py_UCS4 c) { return c >= '0' && c <= '9'; }
@@ -104,117 +68,6 @@ static inline int is_split_symbol(Py_UCS4 c) {
 }
 
 static inline int is_period_comma(Py_UCS4 c) { return c == '.' || c == ','; }
-
-static int push_ascii(Buffer *b, const char *s) {
-    for (; *s; s++)
-        if (buf_push(b, (Py_UCS4)(unsigned char)*s) < 0)
-            return -1;
-    return 0;
-}
-
-/* The four substitutions of the 13a tokeniser, in order (see the module comment). Each
-   pass at most triples (rule 1) or doubles the text, so space is reserved once per pass. */
-static int regexp_rules(Buffer *a, Buffer *b) {
-    Py_ssize_t i, n;
-    Py_UCS4 *out;
-    /* 1: ([{-~[-` -&(-+:-@/]) -> " \1 " */
-    if (buf_reserve(b, 3 * a->len + 1) < 0)
-        return -1;
-    out = b->data;
-    n = 0;
-    for (i = 0; i < a->len; i++) {
-        Py_UCS4 c = a->data[i];
-        if (c < 128 && is_split_symbol(c)) {
-            out[n++] = ' ';
-            out[n++] = c;
-            out[n++] = ' ';
-        } else {
-            out[n++] = c;
-        }
-    }
-    b->len = n;
-    /* 2: ([^0-9])([.,]) -> "\1 \2 " */
-    if (buf_reserve(a, 2 * b->len + 1) < 0)
-        return -1;
-    out = a->data;
-    n = 0;
-    for (i = 0; i < b->len;) {
-        Py_UCS4 c = b->data[i];
-        if (i + 1 < b->len && !is_digit(c) && is_period_comma(b->data[i + 1])) {
-            out[n++] = c;
-            out[n++] = ' ';
-            out[n++] = b->data[i + 1];
-            out[n++] = ' ';
-            i += 2;
-        } else {
-            out[n++] = c;
-            i++;
-        }
-    }
-    a->len = n;
-    /* 3: ([.,])([^0-9]) -> " \1 \2" */
-    if (buf_reserve(b, 2 * a->len + 1) < 0)
-        return -1;
-    out = b->data;
-    n = 0;
-    for (i = 0; i < a->len;) {
-        Py_UCS4 c = a->data[i];
-        if (i + 1 < a->len && is_period_comma(c) && !is_digit(a->data[i + 1])) {
-            out[n++] = ' ';
-            out[n++] = c;
-            out[n++] = ' ';
-            out[n++] = a->data[i + 1];
-            i += 2;
-        } else {
-            out[n++] = c;
-            i++;
-        }
-    }
-    b->len = n;
-    /* 4: ([0-9])(-) -> "\1 \2 " */
-    if (buf_reserve(a, 2 * b->len + 1) < 0)
-        return -1;
-    out = a->data;
-    n = 0;
-    for (i = 0; i < b->len;) {
-        Py_UCS4 c = b->data[i];
-        if (i + 1 < b->len && is_digit(c) && b->data[i + 1] == '-') {
-            out[n++] = c;
-            out[n++] = ' ';
-            out[n++] = '-';
-            out[n++] = ' ';
-            i += 2;
-        } else {
-            out[n++] = c;
-            i++;
-        }
-    }
-    a->len = n;
-    return 0;
-}
-
-/* ' '.join(text.split()) as a new str. */
-static PyObject *join_split(const Buffer *a) {
-    Buffer out = {0};
-    if (buf_reserve(&out, a->len + 1) < 0)
-        return NULL;
-    int pending_space = 0;
-    for (Py_ssize_t i = 0; i < a->len; i++) {
-        Py_UCS4 c = a->data[i];
-        if (Py_UNICODE_ISSPACE(c)) {
-            pending_space = out.len > 0;
-        } else {
-            if (pending_space) {
-                out.data[out.len++] = ' ';
-                pending_space = 0;
-            }
-            out.data[out.len++] = c;
-        }
-    }
-    PyObject *result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out.data, out.len);
-    buf_free(&out);
-    return result;
-}
 
 static int load(PyObject *text, Buffer *b) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
@@ -231,7 +84,7 @@ static int load(PyObject *text, Buffer *b) {
 
 
 /* ------------------------------------------------------------------------------------ */
-/* 13a on one- and two-byte strings (most lines), in their own width: no widening to UCS4. */
+/* 13a in the string's own width (one, two or four bytes a character): no widening.      */
 
 #define DEFINE_NARROW_13A(NAME, T, KIND)                                                  \
     static int NAME##_reserve(T **data, Py_ssize_t *cap, Py_ssize_t need) {               \
@@ -391,61 +244,21 @@ static int load(PyObject *text, Buffer *b) {
 
 DEFINE_NARROW_13A(tokenize_13a_ucs1, Py_UCS1, PyUnicode_1BYTE_KIND)
 DEFINE_NARROW_13A(tokenize_13a_ucs2, Py_UCS2, PyUnicode_2BYTE_KIND)
+DEFINE_NARROW_13A(tokenize_13a_ucs4, Py_UCS4, PyUnicode_4BYTE_KIND)
 
 static PyObject *tokenize_13a(PyObject *self, PyObject *arg) {
     if (!PyUnicode_Check(arg)) {
         PyErr_SetString(PyExc_TypeError, "tokenize_13a() takes a str");
         return NULL;
     }
-    if (PyUnicode_KIND(arg) == PyUnicode_1BYTE_KIND)
+    switch (PyUnicode_KIND(arg)) {
+    case PyUnicode_1BYTE_KIND:
         return tokenize_13a_ucs1(arg);
-    if (PyUnicode_KIND(arg) == PyUnicode_2BYTE_KIND)
+    case PyUnicode_2BYTE_KIND:
         return tokenize_13a_ucs2(arg);
-    Buffer a = {0}, b = {0};
-    PyObject *result = NULL;
-    if (load(arg, &a) < 0)
-        goto done;
-    int has_lt = 0, has_nl = 0;
-    for (Py_ssize_t i = 0; i < a.len; i++) {
-        has_lt |= a.data[i] == '<';
-        has_nl |= a.data[i] == '\n';
+    default:
+        return tokenize_13a_ucs4(arg);
     }
-    if (has_lt || has_nl) {
-        if (replace_all(&a, &b, "<skipped>", "") < 0 || replace_all(&b, &a, "-\n", "") < 0 ||
-            replace_all(&a, &b, "\n", " ") < 0)
-            goto done;
-    } else {
-        Buffer swap = a;  /* nothing to replace: b takes a's text */
-        a = b;
-        b = swap;
-    }
-    /* the unescapes run only when the line has an '&', as in the Python engine */
-    int has_amp = 0;
-    for (Py_ssize_t i = 0; i < b.len; i++)
-        if (b.data[i] == '&') {
-            has_amp = 1;
-            break;
-        }
-    if (has_amp) {
-        if (replace_all(&b, &a, "&quot;", "\"") < 0 || replace_all(&a, &b, "&amp;", "&") < 0 ||
-            replace_all(&b, &a, "&lt;", "<") < 0 || replace_all(&a, &b, "&gt;", ">") < 0)
-            goto done;
-    }
-    /* pad with a space on each side: a = " " + b + " " */
-    a.len = 0;
-    if (buf_push(&a, ' ') < 0)
-        goto done;
-    if (buf_reserve(&a, b.len + 1) < 0)
-        goto done;
-    memcpy(a.data + a.len, b.data, (size_t)b.len * sizeof(Py_UCS4));
-    a.len += b.len;
-    if (buf_push(&a, ' ') < 0 || regexp_rules(&a, &b) < 0)
-        goto done;
-    result = join_split(&a);
-done:
-    buf_free(&a);
-    buf_free(&b);
-    return result;
 }
 
 /* ------------------------------------------------------------------------------------ */
