@@ -319,16 +319,6 @@ static Py_ssize_t pow2_at_least(Py_ssize_t n) {
     return cap;
 }
 
-#define GROW_NULL(ptr, type, count)                                              \
-    do {                                                                         \
-        type *grown_ = PyMem_Realloc((ptr), (size_t)(count) * sizeof(type));     \
-        if (grown_ == NULL) {                                                    \
-            PyErr_NoMemory();                                                    \
-            return NULL;                                                         \
-        }                                                                        \
-        (ptr) = grown_;                                                          \
-    } while (0)
-
 #define GROW(ptr, type, count)                                                   \
     do {                                                                         \
         type *grown_ = PyMem_Realloc((ptr), (size_t)(count) * sizeof(type));     \
@@ -339,27 +329,8 @@ static Py_ssize_t pow2_at_least(Py_ssize_t n) {
         (ptr) = grown_;                                                          \
     } while (0)
 
-/* Size the tables for a sentence with `n_tokens` tokens and `n_grams` n-grams in all. */
-static int ws_prepare(Workspace *w, Py_ssize_t n_tokens, Py_ssize_t n_grams, Py_ssize_t n_refs) {
-    /* only the active part of a table is cleared: a long sentence earlier must not make
-       every later one pay for its table size */
-    Py_ssize_t tok_cap = pow2_at_least(2 * n_tokens + 1);
-    if (tok_cap > w->tok_alloc) {
-        GROW(w->tok_slots, uint64_t, tok_cap);
-        memset(w->tok_slots, 0, (size_t)tok_cap * sizeof(uint64_t));
-        w->tok_alloc = tok_cap;
-    }
-    w->tok_cap = tok_cap;
-    if (++w->tok_gen == 0) { /* generations wrapped: clear once */
-        memset(w->tok_slots, 0, (size_t)w->tok_alloc * sizeof(uint64_t));
-        w->tok_gen = 1;
-    }
-    if (n_tokens > w->tokens_cap) {
-        GROW(w->tokens, Token, n_tokens);
-        GROW(w->tok_hash, uint64_t, n_tokens);
-        w->tokens_cap = n_tokens;
-    }
-    w->n_tokens = 0;
+/* An empty n-gram table for `n_grams` n-grams at most (cleared by generation, not memset). */
+static int ws_reset_grams(Workspace *w, Py_ssize_t n_grams) {
     Py_ssize_t gram_cap = pow2_at_least(2 * n_grams + 1);
     if (gram_cap > w->gram_alloc) {
         GROW(w->gram_slots, uint64_t, gram_cap);
@@ -382,6 +353,32 @@ static int ws_prepare(Workspace *w, Py_ssize_t n_tokens, Py_ssize_t n_grams, Py_
         w->grams_cap = n_grams;
     }
     w->n_grams = 0;
+    return 0;
+}
+
+/* Size the tables for a sentence with `n_tokens` tokens and `n_grams` n-grams in all. */
+static int ws_prepare(Workspace *w, Py_ssize_t n_tokens, Py_ssize_t n_grams, Py_ssize_t n_refs) {
+    /* only the active part of a table is cleared: a long sentence earlier must not make
+       every later one pay for its table size */
+    Py_ssize_t tok_cap = pow2_at_least(2 * n_tokens + 1);
+    if (tok_cap > w->tok_alloc) {
+        GROW(w->tok_slots, uint64_t, tok_cap);
+        memset(w->tok_slots, 0, (size_t)tok_cap * sizeof(uint64_t));
+        w->tok_alloc = tok_cap;
+    }
+    w->tok_cap = tok_cap;
+    if (++w->tok_gen == 0) { /* generations wrapped: clear once */
+        memset(w->tok_slots, 0, (size_t)w->tok_alloc * sizeof(uint64_t));
+        w->tok_gen = 1;
+    }
+    if (n_tokens > w->tokens_cap) {
+        GROW(w->tokens, Token, n_tokens);
+        GROW(w->tok_hash, uint64_t, n_tokens);
+        w->tokens_cap = n_tokens;
+    }
+    w->n_tokens = 0;
+    if (ws_reset_grams(w, n_grams) < 0)
+        return -1;
     if (n_refs + 1 > w->n_buffers) {
         Buffer *grown = PyMem_Realloc(w->buffers, (size_t)(n_refs + 1) * sizeof(Buffer));
         if (grown == NULL) {
@@ -591,6 +588,16 @@ done:
     return row;
 }
 
+/* The result list of a statistics function: one item per hypothesis, which must have one
+   reference list each. */
+static PyObject *new_result(PyObject *hyps, PyObject *refs, const char *function) {
+    if (PyList_GET_SIZE(refs) != PyList_GET_SIZE(hyps)) {
+        PyErr_Format(PyExc_ValueError, "%s(): one reference list per hypothesis", function);
+        return NULL;
+    }
+    return PyList_New(PyList_GET_SIZE(hyps));
+}
+
 static PyObject *bleu_stats(PyObject *self, PyObject *args) {
     PyObject *hyps, *refs;
     int max_order;
@@ -602,11 +609,7 @@ static PyObject *bleu_stats(PyObject *self, PyObject *args) {
         return NULL;
     }
     Py_ssize_t n = PyList_GET_SIZE(hyps);
-    if (PyList_GET_SIZE(refs) != n) {
-        PyErr_SetString(PyExc_ValueError, "bleu_stats(): one reference list per hypothesis");
-        return NULL;
-    }
-    PyObject *rows = PyList_New(n);
+    PyObject *rows = new_result(hyps, refs, "bleu_stats");
     if (rows == NULL)
         return NULL;
     Workspace w;
@@ -693,31 +696,8 @@ static int set_int(PyObject *row, Py_ssize_t i, Py_ssize_t value) {
 static PyObject *chrf_pair(Workspace *w, Py_ssize_t *const seqs[4], const Py_ssize_t lens[4],
                            int char_order, int word_order) {
     Py_ssize_t grams = (lens[0] + lens[1]) * char_order + (lens[2] + lens[3]) * word_order + 1;
-    Py_ssize_t saved_tokens = w->n_tokens;
-    /* a fresh n-gram table (the token table keeps its ids) */
-    Py_ssize_t gram_cap = pow2_at_least(2 * grams + 1);
-    if (gram_cap > w->gram_alloc) {
-        GROW_NULL(w->gram_slots, uint64_t, gram_cap);
-        memset(w->gram_slots, 0, (size_t)gram_cap * sizeof(uint64_t));
-        w->gram_alloc = gram_cap;
-    }
-    w->gram_cap = gram_cap;
-    if (++w->gram_gen == 0) {
-        memset(w->gram_slots, 0, (size_t)w->gram_alloc * sizeof(uint64_t));
-        w->gram_gen = 1;
-    }
-    if (grams > w->grams_cap) {
-        GROW_NULL(w->gram_ids, Py_ssize_t, grams * w->max_order);
-        GROW_NULL(w->gram_order, int, grams);
-        GROW_NULL(w->gram_hash, uint64_t, grams);
-        GROW_NULL(w->ref_max, Py_ssize_t, grams);
-        GROW_NULL(w->ref_cur, Py_ssize_t, grams);
-        GROW_NULL(w->hyp_count, Py_ssize_t, grams);
-        GROW_NULL(w->ref_stamp, Py_ssize_t, grams);
-        w->grams_cap = grams;
-    }
-    w->n_grams = 0;
-    (void)saved_tokens;
+    if (ws_reset_grams(w, grams) < 0)
+        return NULL;
     int order = char_order + word_order;
     PyObject *row = PyList_New(3 * (Py_ssize_t)order);
     if (row == NULL)
@@ -759,11 +739,7 @@ static PyObject *chrf_stats(PyObject *self, PyObject *args) {
         return NULL;
     }
     Py_ssize_t n = PyList_GET_SIZE(hyps);
-    if (PyList_GET_SIZE(refs) != n) {
-        PyErr_SetString(PyExc_ValueError, "chrf_stats(): one reference list per hypothesis");
-        return NULL;
-    }
-    PyObject *out = PyList_New(n);
+    PyObject *out = new_result(hyps, refs, "chrf_stats");
     if (out == NULL)
         return NULL;
     Workspace w;
