@@ -457,8 +457,16 @@ static inline Py_ssize_t gram_entry(Workspace *w, const Py_ssize_t *ids, int ord
     return gram_entry_tagged(w, ids, order, order);
 }
 
-/* Split buffer `which` into token ids (str.split() whitespace); returns the count. */
-static Py_ssize_t split_ids(Workspace *w, Py_ssize_t which, Py_ssize_t *out) {
+/* chrF++'s punctuation: ASCII punctuation and symbols (string.punctuation). */
+static inline int is_chrf_punct(Py_UCS4 c) {
+    return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') ||
+           (c >= '{' && c <= '~');
+}
+
+/* Split buffer `which` into token ids (str.split() whitespace); returns the count. With
+   `chrf_words`, chrF++'s words: one punctuation mark split off the end (else the start) of
+   words longer than one character. */
+static Py_ssize_t split_ids(Workspace *w, Py_ssize_t which, Py_ssize_t *out, int chrf_words) {
     const Buffer *b = &w->buffers[which];
     Py_ssize_t n = 0, i = 0;
     while (i < b->len) {
@@ -469,7 +477,18 @@ static Py_ssize_t split_ids(Workspace *w, Py_ssize_t which, Py_ssize_t *out) {
         Py_ssize_t start = i;
         while (i < b->len && !Py_UNICODE_ISSPACE(b->data[i]))
             i++;
-        out[n++] = intern_token(w, which, start, i - start);
+        Py_ssize_t len = i - start;
+        if (!chrf_words || len == 1) {
+            out[n++] = intern_token(w, which, start, len);
+        } else if (is_chrf_punct(b->data[i - 1])) {
+            out[n++] = intern_token(w, which, start, len - 1);
+            out[n++] = intern_token(w, which, i - 1, 1);
+        } else if (is_chrf_punct(b->data[start])) {
+            out[n++] = intern_token(w, which, start, 1);
+            out[n++] = intern_token(w, which, start + 1, len - 1);
+        } else {
+            out[n++] = intern_token(w, which, start, len);
+        }
     }
     return n;
 }
@@ -523,7 +542,7 @@ static PyObject *sentence_row(Workspace *w, PyObject *hyp, PyObject *refs) {
     Py_ssize_t *hyp_ids = NULL;
     for (Py_ssize_t k = 1; k <= n_refs; k++) {
         Py_ssize_t *r = ids + offset;
-        Py_ssize_t n = split_ids(w, k, r);
+        Py_ssize_t n = split_ids(w, k, r, 0);
         lens[k] = n;
         offset += n;
         for (int order = 1; order <= max_order; order++) {
@@ -539,7 +558,7 @@ static PyObject *sentence_row(Workspace *w, PyObject *hyp, PyObject *refs) {
         }
     }
     hyp_ids = ids + offset;
-    Py_ssize_t hyp_len = split_ids(w, 0, hyp_ids);
+    Py_ssize_t hyp_len = split_ids(w, 0, hyp_ids, 0);
     /* closest reference length, ties to the shorter */
     Py_ssize_t best = -1, best_diff = -1;
     for (Py_ssize_t k = 1; k <= n_refs; k++) {
@@ -637,41 +656,6 @@ fail:
 
 /* ------------------------------------------------------------------------------------ */
 /* chrF statistics.                                                                      */
-
-/* chrF++'s punctuation: ASCII punctuation and symbols (string.punctuation). */
-static inline int is_chrf_punct(Py_UCS4 c) {
-    return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') ||
-           (c >= '{' && c <= '~');
-}
-
-/* Word ids of buffer `which` for chrF++: str.split() words, one punctuation mark split off
-   the end (else the start) of words longer than one character. */
-static Py_ssize_t chrf_word_ids(Workspace *w, Py_ssize_t which, Py_ssize_t *out) {
-    const Buffer *b = &w->buffers[which];
-    Py_ssize_t n = 0, i = 0;
-    while (i < b->len) {
-        while (i < b->len && Py_UNICODE_ISSPACE(b->data[i]))
-            i++;
-        if (i >= b->len)
-            break;
-        Py_ssize_t start = i;
-        while (i < b->len && !Py_UNICODE_ISSPACE(b->data[i]))
-            i++;
-        Py_ssize_t len = i - start;
-        if (len == 1) {
-            out[n++] = intern_token(w, which, start, 1);
-        } else if (is_chrf_punct(b->data[i - 1])) {
-            out[n++] = intern_token(w, which, start, len - 1);
-            out[n++] = intern_token(w, which, i - 1, 1);
-        } else if (is_chrf_punct(b->data[start])) {
-            out[n++] = intern_token(w, which, start, 1);
-            out[n++] = intern_token(w, which, start + 1, len - 1);
-        } else {
-            out[n++] = intern_token(w, which, start, len);
-        }
-    }
-    return n;
-}
 
 /* Characters of buffer `which` (whitespace removed unless kept) as ids (code points). */
 static Py_ssize_t chrf_char_ids(const Buffer *b, int whitespace, Py_ssize_t *out) {
@@ -785,7 +769,7 @@ static PyObject *chrf_stats(PyObject *self, PyObject *args) {
         Py_ssize_t hyp_nchars = chrf_char_ids(&w.buffers[0], whitespace, hyp_chars);
         offset += hyp_nchars;
         Py_ssize_t *hyp_words = ids + offset;
-        Py_ssize_t hyp_nwords = word_order ? chrf_word_ids(&w, 0, hyp_words) : 0;
+        Py_ssize_t hyp_nwords = word_order ? split_ids(&w, 0, hyp_words, 1) : 0;
         offset += hyp_nwords;
         PyObject *per_ref = PyList_New(n_refs);
         if (per_ref == NULL)
@@ -795,7 +779,7 @@ static PyObject *chrf_stats(PyObject *self, PyObject *args) {
             Py_ssize_t *ref_chars = ids + offset;
             Py_ssize_t ref_nchars = chrf_char_ids(&w.buffers[k], whitespace, ref_chars);
             Py_ssize_t *ref_words = ref_chars + ref_nchars;
-            Py_ssize_t ref_nwords = word_order ? chrf_word_ids(&w, k, ref_words) : 0;
+            Py_ssize_t ref_nwords = word_order ? split_ids(&w, k, ref_words, 1) : 0;
             Py_ssize_t *const seqs[4] = {hyp_chars, ref_chars, hyp_words, ref_words};
             const Py_ssize_t lens[4] = {hyp_nchars, ref_nchars, hyp_nwords, ref_nwords};
             PyObject *row = chrf_pair(&w, seqs, lens, char_order, word_order);
