@@ -129,6 +129,8 @@ static int load(PyObject *text, Buffer *b) {
                                                                                            \
     static PyObject *NAME(PyObject *text) {                                                \
         Py_ssize_t n = PyUnicode_GET_LENGTH(text);                                         \
+        if (n < 0) /* never: tells the compiler memcpy's size is not negative */           \
+            n = 0;                                                                         \
         const T *src = (const T *)PyUnicode_DATA(text);                                    \
         T *bufs[2] = {NULL, NULL};                                                         \
         Py_ssize_t caps[2] = {0, 0};                                                       \
@@ -292,6 +294,8 @@ typedef struct {
     int max_order;
     Buffer *buffers;
     Py_ssize_t n_buffers;
+    Py_ssize_t *scratch;
+    Py_ssize_t scratch_cap;
 } Workspace;
 
 static void ws_free(Workspace *w) {
@@ -306,6 +310,7 @@ static void ws_free(Workspace *w) {
     PyMem_Free(w->ref_cur);
     PyMem_Free(w->hyp_count);
     PyMem_Free(w->ref_stamp);
+    PyMem_Free(w->scratch);
     for (Py_ssize_t i = 0; i < w->n_buffers; i++)
         buf_free(&w->buffers[i]);
     PyMem_Free(w->buffers);
@@ -427,10 +432,8 @@ static Py_ssize_t intern_token(Workspace *w, Py_ssize_t buffer, Py_ssize_t start
 
 /* The entry of n-gram ids[0..order) under `tag` (which kind of n-gram: BLEU uses the
    order, chrF the order plus 1000 for word n-grams), adding it if new. */
-static Py_ssize_t gram_entry_tagged(Workspace *w, const Py_ssize_t *ids, int order, int tag) {
-    uint64_t h = (uint64_t)tag;
-    for (int k = 0; k < order; k++)
-        h = mix(h, (uint64_t)ids[k]);
+static Py_ssize_t gram_entry_hashed(Workspace *w, const Py_ssize_t *ids, int order, int tag,
+                                    uint64_t h) {
     Py_ssize_t mask = w->gram_cap - 1, slot = (Py_ssize_t)(h & (uint64_t)mask);
     for (;;) {
         uint64_t stored = w->gram_slots[slot];
@@ -453,8 +456,26 @@ static Py_ssize_t gram_entry_tagged(Workspace *w, const Py_ssize_t *ids, int ord
     return e;
 }
 
-static inline Py_ssize_t gram_entry(Workspace *w, const Py_ssize_t *ids, int order) {
-    return gram_entry_tagged(w, ids, order, order);
+static Py_ssize_t gram_entry_tagged(Workspace *w, const Py_ssize_t *ids, int order, int tag) {
+    uint64_t h = (uint64_t)tag;
+    for (int k = 0; k < order; k++)
+        h = mix(h, (uint64_t)ids[k]);
+    return gram_entry_hashed(w, ids, order, tag, h);
+}
+
+/* The n-grams starting at each position of ids[0..n), orders 1..max_order, visited position
+   by position with a rolling hash (each order extends the previous one's hash), as entry
+   indices written to `out` in order-major layout: out[(order - 1) * n + i]. */
+static void gram_entries(Workspace *w, const Py_ssize_t *ids, Py_ssize_t n, Py_ssize_t *out) {
+    int max_order = w->max_order;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint64_t h = 0;
+        for (int order = 1; order <= max_order && i + order <= n; order++) {
+            h = mix(h, (uint64_t)ids[i + order - 1]);
+            out[(Py_ssize_t)(order - 1) * n + i] =
+                gram_entry_hashed(w, ids + i, order, order, h ^ (uint64_t)order);
+        }
+    }
 }
 
 /* chrF++'s punctuation: ASCII punctuation and symbols (string.punctuation). */
@@ -493,30 +514,22 @@ static Py_ssize_t split_ids(Workspace *w, Py_ssize_t which, Py_ssize_t *out, int
     return n;
 }
 
-static Py_ssize_t count_space_separated(const Buffer *b) {
-    Py_ssize_t n = 0, i = 0;
-    while (i < b->len) {
-        while (i < b->len && Py_UNICODE_ISSPACE(b->data[i]))
-            i++;
-        if (i >= b->len)
-            break;
-        n++;
-        while (i < b->len && !Py_UNICODE_ISSPACE(b->data[i]))
-            i++;
-    }
-    return n;
+static int set_int(PyObject *row, Py_ssize_t i, Py_ssize_t value) {
+    PyObject *v = PyLong_FromSsize_t(value);
+    if (v == NULL)
+        return -1;
+    PyList_SET_ITEM(row, i, v);
+    return 0;
 }
 
 static PyObject *sentence_row(Workspace *w, PyObject *hyp, PyObject *refs) {
     int max_order = w->max_order;
     Py_ssize_t n_refs = PyList_GET_SIZE(refs);
     PyObject *row = NULL;
-    Py_ssize_t *ids = NULL;
-    Py_ssize_t *lens = NULL;
-    /* load every text and count its tokens to size the tables */
+    /* load every text; a text of L characters has at most (L + 1) / 2 tokens */
     if (ws_prepare(w, 0, 0, n_refs) < 0)
         return NULL;
-    Py_ssize_t total_tokens = 0, total_grams = 0;
+    Py_ssize_t total_tokens = 0, longest = 0;
     for (Py_ssize_t k = 0; k <= n_refs; k++) {
         PyObject *text = k == 0 ? hyp : PyList_GET_ITEM(refs, k - 1);
         if (!PyUnicode_Check(text)) {
@@ -525,29 +538,37 @@ static PyObject *sentence_row(Workspace *w, PyObject *hyp, PyObject *refs) {
         }
         if (load(text, &w->buffers[k]) < 0)
             return NULL;
-        Py_ssize_t n = count_space_separated(&w->buffers[k]);
-        total_tokens += n;
-        total_grams += n * max_order;
+        Py_ssize_t bound = (w->buffers[k].len + 1) / 2;
+        total_tokens += bound;
+        if (bound > longest)
+            longest = bound;
     }
-    if (ws_prepare(w, total_tokens + 1, total_grams + 1, n_refs) < 0)
+    if (ws_prepare(w, total_tokens + 1, total_tokens * max_order + 1, n_refs) < 0)
         return NULL;
-    ids = PyMem_Malloc((size_t)(total_tokens + 1) * sizeof(Py_ssize_t));
-    lens = PyMem_Malloc((size_t)(n_refs + 1) * sizeof(Py_ssize_t));
-    if (ids == NULL || lens == NULL) {
-        PyErr_NoMemory();
-        goto done;
+    /* scratch: token ids of every text, reference lengths, n-gram entries of one text */
+    Py_ssize_t need = total_tokens + (n_refs + 1) + longest * max_order + 1;
+    if (need > w->scratch_cap) {
+        Py_ssize_t *grown = PyMem_Realloc(w->scratch, (size_t)need * sizeof(Py_ssize_t));
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        w->scratch = grown;
+        w->scratch_cap = need;
     }
+    Py_ssize_t *ids = w->scratch, *lens = ids + total_tokens, *entries = lens + n_refs + 1;
     /* references: maximum count of every n-gram over the references */
     Py_ssize_t offset = 0;
-    Py_ssize_t *hyp_ids = NULL;
     for (Py_ssize_t k = 1; k <= n_refs; k++) {
         Py_ssize_t *r = ids + offset;
         Py_ssize_t n = split_ids(w, k, r, 0);
         lens[k] = n;
         offset += n;
+        gram_entries(w, r, n, entries);
         for (int order = 1; order <= max_order; order++) {
+            const Py_ssize_t *of_order = entries + (Py_ssize_t)(order - 1) * n;
             for (Py_ssize_t i = 0; i + order <= n; i++) {
-                Py_ssize_t e = gram_entry(w, r + i, order);
+                Py_ssize_t e = of_order[i];
                 if (w->ref_stamp[e] != k) {
                     w->ref_stamp[e] = k;
                     w->ref_cur[e] = 0;
@@ -557,8 +578,9 @@ static PyObject *sentence_row(Workspace *w, PyObject *hyp, PyObject *refs) {
             }
         }
     }
-    hyp_ids = ids + offset;
+    Py_ssize_t *hyp_ids = ids + offset;
     Py_ssize_t hyp_len = split_ids(w, 0, hyp_ids, 0);
+    gram_entries(w, hyp_ids, hyp_len, entries);
     /* closest reference length, ties to the shorter */
     Py_ssize_t best = -1, best_diff = -1;
     for (Py_ssize_t k = 1; k <= n_refs; k++) {
@@ -570,41 +592,27 @@ static PyObject *sentence_row(Workspace *w, PyObject *hyp, PyObject *refs) {
     }
     row = PyList_New(2 + 2 * (Py_ssize_t)max_order);
     if (row == NULL)
-        goto done;
-    PyObject *value = PyLong_FromSsize_t(hyp_len);
-    if (value == NULL)
+        return NULL;
+    if (set_int(row, 0, hyp_len) < 0 || set_int(row, 1, best) < 0)
         goto fail;
-    PyList_SET_ITEM(row, 0, value);
-    value = PyLong_FromSsize_t(best);
-    if (value == NULL)
-        goto fail;
-    PyList_SET_ITEM(row, 1, value);
     for (int order = 1; order <= max_order; order++) {
         Py_ssize_t correct = 0, total = 0;
         if (order <= hyp_len) {
             total = hyp_len - order + 1;
-            for (Py_ssize_t i = 0; i + order <= hyp_len; i++) {
-                Py_ssize_t e = gram_entry(w, hyp_ids + i, order);
+            const Py_ssize_t *of_order = entries + (Py_ssize_t)(order - 1) * hyp_len;
+            for (Py_ssize_t i = 0; i < total; i++) {
+                Py_ssize_t e = of_order[i];
                 if (++w->hyp_count[e] <= w->ref_max[e])
                     correct++;
             }
         }
-        value = PyLong_FromSsize_t(correct);
-        if (value == NULL)
+        if (set_int(row, 1 + order, correct) < 0 || set_int(row, 1 + max_order + order, total) < 0)
             goto fail;
-        PyList_SET_ITEM(row, 1 + order, value);
-        value = PyLong_FromSsize_t(total);
-        if (value == NULL)
-            goto fail;
-        PyList_SET_ITEM(row, 1 + max_order + order, value);
     }
-    goto done;
-fail:
-    Py_CLEAR(row);
-done:
-    PyMem_Free(ids);
-    PyMem_Free(lens);
     return row;
+fail:
+    Py_DECREF(row);
+    return NULL;
 }
 
 /* The result list of a statistics function: one item per hypothesis, which must have one
@@ -666,13 +674,6 @@ static Py_ssize_t chrf_char_ids(const Buffer *b, int whitespace, Py_ssize_t *out
     return n;
 }
 
-static int set_int(PyObject *row, Py_ssize_t i, Py_ssize_t value) {
-    PyObject *v = PyLong_FromSsize_t(value);
-    if (v == NULL)
-        return -1;
-    PyList_SET_ITEM(row, i, v);
-    return 0;
-}
 
 /* [hyp, ref, match] per order (characters, then words) of one hypothesis against one
    reference; the hypothesis count is reported as 0 where the reference has no n-gram of
