@@ -431,7 +431,7 @@ static Py_ssize_t intern_token(Workspace *w, Py_ssize_t buffer, Py_ssize_t start
 }
 
 /* The entry of n-gram ids[0..order) under `tag` (which kind of n-gram: BLEU uses the
-   order, chrF the order plus 1000 for word n-grams), adding it if new. */
+   order, chrF the order plus 1000 for word n-grams) with hash `h`, adding it if new. */
 static Py_ssize_t gram_entry_hashed(Workspace *w, const Py_ssize_t *ids, int order, int tag,
                                     uint64_t h) {
     Py_ssize_t mask = w->gram_cap - 1, slot = (Py_ssize_t)(h & (uint64_t)mask);
@@ -456,24 +456,19 @@ static Py_ssize_t gram_entry_hashed(Workspace *w, const Py_ssize_t *ids, int ord
     return e;
 }
 
-static Py_ssize_t gram_entry_tagged(Workspace *w, const Py_ssize_t *ids, int order, int tag) {
-    uint64_t h = (uint64_t)tag;
-    for (int k = 0; k < order; k++)
-        h = mix(h, (uint64_t)ids[k]);
-    return gram_entry_hashed(w, ids, order, tag, h);
-}
 
 /* The n-grams starting at each position of ids[0..n), orders 1..max_order, visited position
    by position with a rolling hash (each order extends the previous one's hash), as entry
    indices written to `out` in order-major layout: out[(order - 1) * n + i]. */
-static void gram_entries(Workspace *w, const Py_ssize_t *ids, Py_ssize_t n, Py_ssize_t *out) {
-    int max_order = w->max_order;
+static void gram_entries(Workspace *w, const Py_ssize_t *ids, Py_ssize_t n, int max_order,
+                         int tag_base, Py_ssize_t *out) {
     for (Py_ssize_t i = 0; i < n; i++) {
         uint64_t h = 0;
         for (int order = 1; order <= max_order && i + order <= n; order++) {
+            int tag = tag_base + order;
             h = mix(h, (uint64_t)ids[i + order - 1]);
             out[(Py_ssize_t)(order - 1) * n + i] =
-                gram_entry_hashed(w, ids + i, order, order, h ^ (uint64_t)order);
+                gram_entry_hashed(w, ids + i, order, tag, h ^ (uint64_t)tag);
         }
     }
 }
@@ -564,7 +559,7 @@ static PyObject *sentence_row(Workspace *w, PyObject *hyp, PyObject *refs) {
         Py_ssize_t n = split_ids(w, k, r, 0);
         lens[k] = n;
         offset += n;
-        gram_entries(w, r, n, entries);
+        gram_entries(w, r, n, max_order, 0, entries);
         for (int order = 1; order <= max_order; order++) {
             const Py_ssize_t *of_order = entries + (Py_ssize_t)(order - 1) * n;
             for (Py_ssize_t i = 0; i + order <= n; i++) {
@@ -580,7 +575,7 @@ static PyObject *sentence_row(Workspace *w, PyObject *hyp, PyObject *refs) {
     }
     Py_ssize_t *hyp_ids = ids + offset;
     Py_ssize_t hyp_len = split_ids(w, 0, hyp_ids, 0);
-    gram_entries(w, hyp_ids, hyp_len, entries);
+    gram_entries(w, hyp_ids, hyp_len, max_order, 0, entries);
     /* closest reference length, ties to the shorter */
     Py_ssize_t best = -1, best_diff = -1;
     for (Py_ssize_t k = 1; k <= n_refs; k++) {
@@ -683,30 +678,55 @@ static PyObject *chrf_pair(Workspace *w, Py_ssize_t *const seqs[4], const Py_ssi
     Py_ssize_t grams = (lens[0] + lens[1]) * char_order + (lens[2] + lens[3]) * word_order + 1;
     if (ws_reset_grams(w, grams) < 0)
         return NULL;
-    int order = char_order + word_order;
-    PyObject *row = PyList_New(3 * (Py_ssize_t)order);
+    /* scratch for the n-gram entries of one sequence, all its orders */
+    Py_ssize_t need = 1;
+    for (int kind = 0; kind < 2; kind++) {
+        int orders = kind ? word_order : char_order;
+        for (int side = 0; side < 2; side++)
+            if (lens[2 * kind + side] * orders + 1 > need)
+                need = lens[2 * kind + side] * orders + 1;
+    }
+    if (need > w->scratch_cap) {
+        Py_ssize_t *grown = PyMem_Realloc(w->scratch, (size_t)need * sizeof(Py_ssize_t));
+        if (grown == NULL)
+            return PyErr_NoMemory();
+        w->scratch = grown;
+        w->scratch_cap = need;
+    }
+    Py_ssize_t *entries = w->scratch;
+    PyObject *row = PyList_New(3 * (Py_ssize_t)(char_order + word_order));
     if (row == NULL)
         return NULL;
-    for (int k = 0; k < order; k++) {
-        int is_word = k >= char_order;
-        int n = is_word ? k - char_order + 1 : k + 1;
-        int tag = is_word ? 1000 + n : n;
-        const Py_ssize_t *hyp = seqs[is_word ? 2 : 0], *ref = seqs[is_word ? 3 : 1];
-        Py_ssize_t hyp_len = lens[is_word ? 2 : 0], ref_len = lens[is_word ? 3 : 1];
-        Py_ssize_t hyp_total = hyp_len >= n ? hyp_len - n + 1 : 0;
-        Py_ssize_t ref_total = ref_len >= n ? ref_len - n + 1 : 0;
-        Py_ssize_t matches = 0;
-        for (Py_ssize_t i = 0; i < ref_total; i++)
-            w->ref_max[gram_entry_tagged(w, ref + i, n, tag)]++;
-        for (Py_ssize_t i = 0; i < hyp_total; i++) {
-            Py_ssize_t e = gram_entry_tagged(w, hyp + i, n, tag);
-            if (++w->hyp_count[e] <= w->ref_max[e])
-                matches++;
+    for (int kind = 0; kind < 2; kind++) { /* characters, then words */
+        int orders = kind ? word_order : char_order, tag_base = kind ? 1000 : 0;
+        if (orders == 0)
+            continue;
+        const Py_ssize_t *hyp = seqs[2 * kind], *ref = seqs[2 * kind + 1];
+        Py_ssize_t hyp_len = lens[2 * kind], ref_len = lens[2 * kind + 1];
+        Py_ssize_t ref_totals[1000 + 1];
+        gram_entries(w, ref, ref_len, orders, tag_base, entries);
+        for (int n = 1; n <= orders; n++) {
+            Py_ssize_t total = ref_len >= n ? ref_len - n + 1 : 0;
+            const Py_ssize_t *of_order = entries + (Py_ssize_t)(n - 1) * ref_len;
+            for (Py_ssize_t i = 0; i < total; i++)
+                w->ref_max[of_order[i]]++;
+            ref_totals[n] = total;
         }
-        if (set_int(row, 3 * k, ref_total ? hyp_total : 0) < 0 ||
-            set_int(row, 3 * k + 1, ref_total) < 0 || set_int(row, 3 * k + 2, matches) < 0) {
-            Py_DECREF(row);
-            return NULL;
+        gram_entries(w, hyp, hyp_len, orders, tag_base, entries);
+        for (int n = 1; n <= orders; n++) {
+            Py_ssize_t hyp_total = hyp_len >= n ? hyp_len - n + 1 : 0, matches = 0;
+            const Py_ssize_t *of_order = entries + (Py_ssize_t)(n - 1) * hyp_len;
+            for (Py_ssize_t i = 0; i < hyp_total; i++) {
+                Py_ssize_t e = of_order[i];
+                if (++w->hyp_count[e] <= w->ref_max[e])
+                    matches++;
+            }
+            Py_ssize_t k = (kind ? char_order : 0) + n - 1, ref_total = ref_totals[n];
+            if (set_int(row, 3 * k, ref_total ? hyp_total : 0) < 0 ||
+                set_int(row, 3 * k + 1, ref_total) < 0 || set_int(row, 3 * k + 2, matches) < 0) {
+                Py_DECREF(row);
+                return NULL;
+            }
         }
     }
     return row;
