@@ -1,6 +1,7 @@
 """Coverage-guided fuzzing of the compiled core with atheris (``pip install atheris``).
 
-Every input is fed to both engines; a crash, or any difference from the pure-Python engine
+Every input (13a tokenisation, BLEU and chrF statistics, statistic sums) is fed to both
+engines; a crash, or any difference from the pure-Python engine
 (the specification), is a finding. Runs for a bounded number of inputs:
 
     python scripts/fuzz_native.py -atheris_runs=200000
@@ -15,6 +16,7 @@ import atheris
 with atheris.instrument_imports():
     from bleucli import _native
     from bleucli.metrics.bleu import BLEU
+    from bleucli.metrics.chrf import CHRF
     from bleucli.tokenizers.mteval import tokenize_13a_python
 
 _METRICS = {order: BLEU(tokenize="none", max_ngram_order=order) for order in range(1, 7)}
@@ -30,6 +32,13 @@ def one_input(data: bytes) -> None:
     refs = [fdp.ConsumeUnicodeNoSurrogates(fdp.ConsumeIntInRange(0, 120)) for _ in range(n_refs)]
     expected = _METRICS[order].sentence_stats(hyp, [ref.split() for ref in refs])
     assert _native.bleu_stats([hyp], [refs], order) == [expected], (hyp, refs, order)
+    char_order, word_order = fdp.ConsumeIntInRange(0, 7), fdp.ConsumeIntInRange(0, 3)
+    whitespace = fdp.ConsumeBool()
+    if char_order + word_order:
+        chrf = CHRF(char_order=char_order, word_order=word_order, whitespace=whitespace)
+        expected = [chrf.sentence_stats(hyp, chrf.reference_info([ref])) for ref in refs]
+        got = _native.chrf_stats([hyp], [refs], char_order, word_order, whitespace)
+        assert got == [expected], (hyp, refs, char_order, word_order, whitespace)
     rows = [[fdp.ConsumeIntInRange(0, 2**40) for _ in range(3)] for _ in range(4)]
     assert _native.sum_int_rows(rows) == [sum(column) for column in zip(*rows)]
 
