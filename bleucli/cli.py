@@ -210,7 +210,7 @@ def command(ctx: click.Context, **params: Any) -> None:
         confidence=params["confidence"], confidence_n=params["confidence_n"],
         paired_bs=params["paired_bs"], paired_ar=params["paired_ar"],
         paired_bs_n=params["paired_bs_n"], paired_ar_n=params["paired_ar_n"],
-        paired_jobs=params["jobs"], emit_stats=params["emit_stats"],
+        emit_stats=params["emit_stats"],
         detail=params["detail"], json_layout=params["json_layout"],
         bleu={
             "tokenize": params["tokenize"], "lowercase": params["lowercase"],

@@ -50,16 +50,11 @@ class LineReader:
         the file and the line where decompression failed."""
         import zlib
 
-        iterator = iter(self.handle)
-        while True:
-            try:
-                raw = next(iterator)
-            except StopIteration:
-                return
-            except (OSError, EOFError, zlib.error) as err:
-                raise InputError(f"{self.path}: line {self.count + 1}: cannot read: corrupt or "
-                                 f"truncated compressed data ({err})") from None
-            yield raw
+        try:
+            yield from self.handle  # C-level iteration: no Python frame per line
+        except (OSError, EOFError, zlib.error) as err:
+            raise InputError(f"{self.path}: line {self.count + 1}: cannot read: corrupt or "
+                             f"truncated compressed data ({err})") from None
 
     def rest(self) -> int:
         """Count the remaining lines (for the line-count error message)."""

@@ -25,7 +25,7 @@ def paired(options: Options, metrics: dict[str, Metric], systems: list[TextSourc
     n_samples = options.paired_bs_n if test == "bs" else options.paired_ar_n
     results, signatures = run_paired(test, dict(sorted(metrics.items())),
                                      [(s.name, s.lines) for s in systems], n_samples,
-                                     jobs=options.paired_jobs or automatic_jobs(len(systems)))
+                                     jobs=options.jobs or automatic_jobs(len(systems)))
     return paired_table([s.name for s in systems], results,
                         {k: v.format(options.short) for k, v in signatures.items()},
                         options.fmt, options.width, test, n_samples, options.json_layout)

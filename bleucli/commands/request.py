@@ -45,7 +45,6 @@ class Options:
     paired_ar: bool = False
     paired_bs_n: int = 1000
     paired_ar_n: int = 10000
-    paired_jobs: int = 1
     emit_stats: bool = False
     detail: bool = False
     json_layout: str = "sacrebleu"
@@ -122,7 +121,6 @@ def validate(options: Options) -> None:
         logging.getLogger("bleucli").info(f"-j {options.jobs}: using {cpus} worker processes, "
                                           f"one per CPU")
         options.jobs = cpus
-    options.paired_jobs = options.jobs
 
 
 def default_format(allowed: tuple[str, ...]) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from bleucli.native import native as _NATIVE
 from bleucli.tokenizers.base import Tokenizer
 
 #: ASCII punctuation and symbols that always become tokens of their own (rule 3a). The rule
@@ -64,22 +65,6 @@ def split_western_punctuation(line: str) -> str:
     return " ".join(line.split())
 
 
-class Tokenizer13a(Tokenizer):
-    """mteval-v13a tokenisation, SacreBLEU's default for every target language but zh/ja/ko."""
-
-    name = "13a"
-
-    def tokenize(self, line: str) -> str:
-        return _tokenize_13a(line)
-
-    def __init__(self) -> None:
-        super().__init__()
-        from bleucli.native import native
-
-        if native is not None:  # a whole list in one call (see BLEU.preprocess_many)
-            self.tokenize_many = native.tokenize_13a_many
-
-
 def tokenize_13a_python(line: str) -> str:
     """The pure-Python 13a tokeniser (the specification the compiled core matches)."""
     line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
@@ -89,10 +74,17 @@ def tokenize_13a_python(line: str) -> str:
     return split_western_punctuation(f" {line} ")
 
 
-def _engine_13a():
-    from bleucli.native import native
-
-    return native.tokenize_13a if native is not None else tokenize_13a_python
+#: The engine's 13a, chosen once per process.
+_tokenize_13a = _NATIVE.tokenize_13a if _NATIVE is not None else tokenize_13a_python
 
 
-_tokenize_13a = _engine_13a()
+class Tokenizer13a(Tokenizer):
+    """mteval-v13a tokenisation, SacreBLEU's default for every target language but zh/ja/ko."""
+
+    name = "13a"
+
+    def tokenize(self, line: str) -> str:
+        return _tokenize_13a(line)
+
+    if _NATIVE is not None:  # a whole list in one call (see BLEU.preprocess_many)
+        tokenize_many = staticmethod(_NATIVE.tokenize_13a_many)

@@ -3,8 +3,6 @@ bleucli's verified model cache."""
 
 from __future__ import annotations
 
-import json
-
 from bleucli.tokenizers.spm import (
     TokenizerFlores101,
     TokenizerFlores200,
@@ -14,8 +12,7 @@ from bleucli.tokenizers.spm import (
 )
 
 #: SacreBLEU's table of models: key -> URL and signature name.
-SPM_MODELS = {key: {"url": entry["url"], "signature": key}
-              for key, entry in json.loads(json.dumps(_models())).items()}
+SPM_MODELS = {key: {"url": entry["url"], "signature": key} for key, entry in _models().items()}
 SPM_MODELS["spm"] = {**SPM_MODELS["flores101"], "signature": "flores101"}
 
 _BY_KEY = {"spm": TokenizerSpm, "flores101": TokenizerFlores101,
