@@ -30,7 +30,7 @@ class OptionalBuildExt(build_ext):
 
 
 setup(
-    ext_modules=[Extension("bleucli._native", ["bleucli/_native.c"],
+    ext_modules=[Extension("bleucli._native", ["bleucli/_native.c", "bleucli/_native_ter.c"],
                            extra_compile_args=["-O2", "-std=c99"])],
     cmdclass={"build_ext": OptionalBuildExt},
 )

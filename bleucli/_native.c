@@ -16,6 +16,7 @@
  * - bleu_stats(hyps, refs, max_order): per sentence [hyp_len, closest_ref_len, correct_1..n,
  *   total_1..n] for tokenised hypotheses and their tokenised references (str.split()
  *   tokens; n-gram matches clipped by the maximum count in any one reference).
+ * - ter_edits(hyp_ids, ref_ids): TER's edits including shifts (in _native_ter.c).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -893,7 +894,12 @@ static PyObject *sum_int_rows(PyObject *self, PyObject *arg) {
     return out;
 }
 
+/* TER's edit count, in _native_ter.c. */
+PyObject *bleucli_ter_edits(PyObject *self, PyObject *args);
+
 static PyMethodDef methods[] = {
+    {"ter_edits", bleucli_ter_edits, METH_VARARGS,
+     "ter_edits(hyp_ids, ref_ids): TER edits including shifts (non-empty reference)."},
     {"tokenize_13a_many", tokenize_13a_many, METH_O, "tokenize_13a over a list of str."},
     {"chrf_stats", chrf_stats, METH_VARARGS,
      "chrf_stats(hyps, refs, char_order, word_order, whitespace): per sentence, per reference, "

@@ -50,12 +50,6 @@ def p_value(differences, observed: float) -> float:
     return (np.sum(differences > observed).item() + 1) / (len(differences) + 1)
 
 
-def _scores(metric: Metric, sums) -> Any:
-    import numpy as np
-
-    return np.array([metric.score_from_values(row).score for row in sums])
-
-
 def paired_bootstrap(metric: Metric, baseline_rows, system_rows, n_samples: int,
                      seed: int | None, resamples: Resamples | None = None) -> PairedResult:
     """Moses' bootstrap-hypothesis-difference-significance, as SacreBLEU runs it: every
@@ -69,8 +63,8 @@ def paired_bootstrap(metric: Metric, baseline_rows, system_rows, n_samples: int,
     baseline_score = metric.score_from_values(sum_rows(baseline_rows)).score
     baseline = np.array(baseline_rows, dtype="float32")
     system = np.array(system_rows, dtype="float32")
-    scores_baseline = _scores(metric, resamples.sums(baseline))
-    scores_system = _scores(metric, resamples.sums(system))
+    scores_baseline = metric.resample_scores(resamples.sums(baseline))
+    scores_system = metric.resample_scores(resamples.sums(system))
     mean, ci = estimate_ci(scores_system)
     differences = np.abs(scores_system - scores_baseline)
     centred = differences - differences.mean()
@@ -90,7 +84,7 @@ def paired_randomization(metric: Metric, baseline_rows, system_rows, n_samples: 
     baseline_score = metric.score_from_values(sum_rows(baseline_rows)).score
     shuffled_a = pick @ baseline + ~pick @ system
     shuffled_b = ~pick @ baseline + pick @ system
-    differences = np.abs(_scores(metric, shuffled_a) - _scores(metric, shuffled_b))
+    differences = np.abs(metric.resample_scores(shuffled_a) - metric.resample_scores(shuffled_b))
     return PairedResult(system_score, p_value(differences, abs(baseline_score - system_score)))
 
 

@@ -91,12 +91,15 @@ class Resamples:
         if not np.array_equal(stats, np.round(stats)):
             return self._gathered(stats)
         values = stats.astype(np.float64)
-        magnitudes = np.abs(values)
+        non_negative = bool((values >= 0).all())  # then the sums are their own bound
+        magnitudes = None if non_negative else np.abs(values)
         pieces = []
         for counts in self._count_slices():
-            if (counts @ magnitudes).max(initial=0) > FLOAT32_EXACT:
+            sums = counts @ values
+            bound = sums if magnitudes is None else counts @ magnitudes
+            if bound.max(initial=0) > FLOAT32_EXACT:
                 return self._gathered(stats)
-            pieces.append((counts @ values).astype(np.float32))
+            pieces.append(sums.astype(np.float32))
         return np.concatenate(pieces)
 
     def _gathered(self, stats):

@@ -1,6 +1,6 @@
 """Coverage-guided fuzzing of the compiled core with atheris (``pip install atheris``).
 
-Every input (13a tokenisation, BLEU and chrF statistics, statistic sums) is fed to both
+Every input (13a tokenisation, BLEU and chrF statistics, TER edit counts, statistic sums) is fed to both
 engines; a crash, or any difference from the pure-Python engine
 (the specification), is a finding. Runs for a bounded number of inputs:
 
@@ -17,6 +17,7 @@ with atheris.instrument_imports():
     from bleucli import _native
     from bleucli.metrics.bleu import BLEU
     from bleucli.metrics.chrf import CHRF
+    from bleucli.metrics.ter_edit import translation_edit_rate
     from bleucli.tokenizers.mteval import tokenize_13a_python
 
 _METRICS = {order: BLEU(tokenize="none", max_ngram_order=order) for order in range(1, 7)}
@@ -39,6 +40,12 @@ def one_input(data: bytes) -> None:
         expected = [chrf.sentence_stats(hyp, chrf.reference_info([ref])) for ref in refs]
         got = _native.chrf_stats([hyp], [refs], char_order, word_order, whitespace)
         assert got == [expected], (hyp, refs, char_order, word_order, whitespace)
+    vocabulary = fdp.ConsumeIntInRange(1, 8)
+    ref_ids = [fdp.ConsumeIntInRange(0, vocabulary - 1)
+               for _ in range(fdp.ConsumeIntInRange(1, 140))]
+    hyp_ids = [fdp.ConsumeIntInRange(0, vocabulary) for _ in range(fdp.ConsumeIntInRange(0, 140))]
+    expected_edits = translation_edit_rate([str(i) for i in hyp_ids], [str(i) for i in ref_ids])
+    assert _native.ter_edits(hyp_ids, ref_ids) == expected_edits[0], (hyp_ids, ref_ids)
     rows = [[fdp.ConsumeIntInRange(0, 2**40) for _ in range(3)] for _ in range(4)]
     assert _native.sum_int_rows(rows) == [sum(column) for column in zip(*rows)]
 

@@ -95,3 +95,27 @@ def test_resampled_sums_equal_sacrebleus_gather_and_sum(data) -> None:
     got = resamples.sums(stats)
     assert got.dtype == np.float32 and np.array_equal(got, expected)
     assert np.array_equal(resamples.sums(stats), expected)  # the kept counts, reused
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_vectorised_chrf_resample_scores_equal_row_by_row(data) -> None:
+    """chrF scores every resample at once with the float32 operations ``f_score`` performs
+    row by row (the paired tests' and intervals' inputs): identical values and dtype,
+    including the rows (zero counts) that make it fall back."""
+    import numpy as np
+
+    metric = bleucli.CHRF(char_order=data.draw(st.integers(1, 6)),
+                          word_order=data.draw(st.integers(0, 2)),
+                          beta=data.draw(st.integers(0, 4)),
+                          eps_smoothing=data.draw(st.booleans()))
+    rows = data.draw(st.integers(1, 40))
+    low = data.draw(st.sampled_from([0, 1]))
+    sums = np.array(data.draw(st.lists(
+        st.lists(st.integers(low, 10**6), min_size=3 * metric.order, max_size=3 * metric.order),
+        min_size=rows, max_size=rows)), dtype="float32")
+    sums[:, 2::3] = np.minimum(sums[:, 2::3], np.minimum(sums[:, 0::3], sums[:, 1::3]))
+    expected = np.array([metric.score_from_values(row).score for row in sums])
+    got = metric.resample_scores(sums)
+    assert got.dtype == expected.dtype
+    assert np.array_equal(got, expected)

@@ -137,6 +137,72 @@ def test_chrf_stats_rejects_bad_arguments() -> None:
         native.chrf_stats(["a"], [], 6, 0, False)
 
 
+@st.composite
+def ter_pair(draw):
+    """A reference and a hypothesis made from it by substitutions, insertions, deletions
+    and block moves (the shifts TER looks for), or drawn independently; references long
+    enough to span several 64-bit words of the bit-parallel distance."""
+    vocabulary = draw(st.integers(1, 12))
+    n_ref = draw(st.sampled_from([1, 3, 10, 40, 63, 64, 65, 90, 129, 200]))
+    word = st.integers(0, vocabulary - 1).map(str)
+    ref = draw(st.lists(word, min_size=n_ref, max_size=n_ref))
+    if draw(st.booleans()):
+        return draw(st.lists(st.integers(0, vocabulary).map(str), max_size=2 * n_ref + 3)), ref
+    hyp = list(ref)
+    for _ in range(draw(st.integers(0, 8))):
+        kind = draw(st.sampled_from(["sub", "ins", "del", "move"]))
+        at = draw(st.integers(0, len(hyp)))
+        if kind == "ins" or not hyp:
+            hyp.insert(at, draw(st.integers(0, vocabulary + 2).map(str)))
+        elif kind == "sub":
+            hyp[min(at, len(hyp) - 1)] = draw(st.integers(0, vocabulary + 2).map(str))
+        elif kind == "del":
+            del hyp[min(at, len(hyp) - 1)]
+        else:
+            block = hyp[at:at + draw(st.integers(1, 6))]
+            del hyp[at:at + len(block)]
+            to = draw(st.integers(0, len(hyp)))
+            hyp[to:to] = block
+    return hyp, ref
+
+
+@needs_native
+@settings(max_examples=1500)
+@given(pair=ter_pair())
+def test_ter_edits_native_equals_python(pair) -> None:
+    """The compiled TER search (Myers bit vectors over several words, the beam fallback,
+    tercom's tie-breaking) counts exactly the edits of the pure-Python search."""
+    from bleucli.metrics.ter_edit import translation_edit_rate
+
+    hyp, ref = pair
+    ids: dict[str, int] = {}
+    ref_ids = [ids.setdefault(w, len(ids)) for w in ref]
+    hyp_ids = [ids.setdefault(w, len(ids)) for w in hyp]
+    assert native.ter_edits(hyp_ids, ref_ids) == translation_edit_rate(hyp, ref)[0]
+
+
+@needs_native
+def test_ter_edits_on_long_sentences_and_bad_arguments() -> None:
+    """Long lines take the beam matrix (distances past the bound) without crashing."""
+    import random
+
+    from bleucli.metrics.ter_edit import translation_edit_rate
+
+    rng = random.Random(7)
+    ref = [str(rng.randrange(30)) for _ in range(400)]
+    hyp = ref[200:] + [str(rng.randrange(40)) for _ in range(50)] + ref[:150]
+    ids: dict[str, int] = {}
+    ref_ids = [ids.setdefault(w, len(ids)) for w in ref]
+    hyp_ids = [ids.setdefault(w, len(ids)) for w in hyp]
+    assert native.ter_edits(hyp_ids, ref_ids) == translation_edit_rate(hyp, ref)[0]
+    with pytest.raises(ValueError):
+        native.ter_edits([0], [])
+    with pytest.raises(ValueError):
+        native.ter_edits([-1], [0])
+    with pytest.raises(TypeError):
+        native.ter_edits(["a"], [0])
+
+
 def test_install_without_a_compiler_falls_back_with_one_notice(tmp_path) -> None:
     """No working C compiler: the wheel still builds, without the compiled core, and the
     build says once that the pure-Python engine is installed."""

@@ -128,8 +128,10 @@ class Score:
         #: Bootstrap mean and 95% half-interval; negative until a CI is estimated.
         self._mean = -1.0
         self._ci = -1.0
-        #: Metric-specific detail printed after the score (precisions, BP, ...).
-        self._verbose = ""
+
+    #: Metric-specific detail printed after the score (precisions, BP, ...); subclasses
+    #: may compute it on demand (a sentence-level loop rarely prints it).
+    _verbose = ""
 
     def format(self, width: int = 2, score_only: bool = False, signature: str = "",
                is_json: bool = False) -> str:
@@ -424,6 +426,14 @@ class Metric(ABC):
         rows = self.per_sentence_stats(hypotheses, references)
         return Stats(self._config_key(), sum_rows(rows), len(rows))
 
+    def resample_scores(self, sums: Any) -> Any:
+        """The scores of bootstrap resamples (one row of float32 statistic sums each), as a
+        numpy array: exactly ``score_from_values(row).score`` per row, as SacreBLEU computes
+        them; metrics may override this with a vectorised equivalent."""
+        import numpy as np
+
+        return np.array([self.score_from_values(row).score for row in sums])
+
     def score_from_stats(self, stats: Stats) -> Score:
         if stats.config != self._config_key():
             raise InputError(
@@ -446,9 +456,17 @@ class Metric(ABC):
         return score
 
     def sentence_score(self, hypothesis: str, references: Sequence[str | None]) -> Score:
-        """Score one sentence against one or more references."""
+        """Score one sentence against one or more references: the corpus score of a
+        one-line corpus, without the corpus plumbing (callers loop over millions)."""
         _check_sentence_args(type(self).__name__, hypothesis, references)
-        return self.corpus_score([hypothesis], [[r] for r in references])
+        if None in references:
+            return self.corpus_score([hypothesis], [[r] for r in references])
+        # hypothesis and references preprocess alike: one call; one line can never reach
+        # the tokenised-input warning's threshold, so no check for it
+        hyp, *refs = self.preprocess_many([hypothesis, *references])
+        self.num_refs = len(refs)
+        row = self.stats_rows([hyp], [self.reference_info(refs)])[0]
+        return self.score_from_values(row)  # a single row is its own sum
 
     def get_signature(self) -> Signature:
         if self.num_refs is None:

@@ -118,12 +118,17 @@ class BLEUScore(Score):
         self.bp = bp
         self.sys_len = sys_len
         self.ref_len = ref_len
-        self.prec_str = "/".join(f"{p:.1f}" for p in precisions)
         self.ratio = sys_len / ref_len if ref_len else 0
-        self._verbose = (
-            f"{self.prec_str} (BP = {bp:.3f} ratio = {self.ratio:.3f} "
-            f"hyp_len = {sys_len:d} ref_len = {ref_len:d})"
-        )
+
+    @property
+    def prec_str(self) -> str:
+        """The n-gram precisions as SacreBLEU prints them (formatted on demand)."""
+        return "/".join(f"{p:.1f}" for p in self.precisions)
+
+    @property
+    def _verbose(self) -> str:  # type: ignore[override]
+        return (f"{self.prec_str} (BP = {self.bp:.3f} ratio = {self.ratio:.3f} "
+                f"hyp_len = {self.sys_len:d} ref_len = {self.ref_len:d})")
 
 
 def check_smooth_method(smooth_method: str) -> None:

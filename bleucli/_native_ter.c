@@ -1,0 +1,595 @@
+/*
+ * TER's edit count (edits + shifts) for one hypothesis/reference pair, in C.
+ *
+ * A line-by-line port of bleucli/metrics/ter_edit.py, which is the specification (and
+ * SacreBLEU's search, made faster without changing a result): the greedy shift search in
+ * tercom's order with its limits, costs from Myers' bit-parallel edit distance whenever the
+ * beam bound proves the beam cannot matter, the beam matrix (kept as bands) otherwise, and
+ * tercom's tie-breaking in the back-trace. Words arrive as integer ids (equal words, equal
+ * ids), bit vectors span as many 64-bit words as the reference needs.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MAX_SHIFT_SIZE 10
+#define MAX_SHIFT_DIST 50
+#define BEAM_WIDTH 25
+#define MAX_SHIFT_CANDIDATES 1000
+#define INF 10000000000000000LL
+
+enum { NOP, SUB, INS, DEL, UNDEF };
+
+typedef long long ll;
+typedef Py_ssize_t idx;
+
+typedef struct {
+    idx n_hyp, n_ref, W, vocab;
+    idx *ref, *hyp, *cand, *best;  /* reference, current hypothesis, a candidate, the best one */
+    uint64_t *peq;                  /* vocab x W: reference positions of each word id */
+    uint64_t *mask;                 /* W */
+    idx *low, *high;                /* beam columns [low, high) per matrix row */
+    ll safe_below;                  /* Myers distances below this are beam distances */
+    uint64_t *states;               /* (n_hyp + 1) x 4W: pv, mv, ph, mh per row */
+    ll *scores;                     /* (n_hyp + 1) Myers distances */
+    uint64_t *scratch;              /* 2 x 4W: a candidate's state */
+    ll *band;                       /* the current hypothesis' beam rows, band by band */
+    idx *band_at;                   /* n_hyp + 1 offsets into band */
+    int rows_ok;
+    ll *row_a, *row_b;              /* two full-width rows for a candidate's beam matrix */
+    idx *pos_start, *pos_list;      /* reference positions per word id (CSR) */
+    idx *align, *hyp_sums, *ref_sums, *ops;
+    char *hyp_err, *ref_err;
+    ll cost;
+    int exact;
+} Ter;
+
+static void ter_free(Ter *t) {
+    PyMem_Free(t->ref); PyMem_Free(t->hyp); PyMem_Free(t->cand); PyMem_Free(t->best);
+    PyMem_Free(t->peq); PyMem_Free(t->mask); PyMem_Free(t->low); PyMem_Free(t->high);
+    PyMem_Free(t->states); PyMem_Free(t->scores); PyMem_Free(t->scratch); PyMem_Free(t->band);
+    PyMem_Free(t->band_at); PyMem_Free(t->row_a); PyMem_Free(t->row_b);
+    PyMem_Free(t->pos_start); PyMem_Free(t->pos_list); PyMem_Free(t->align);
+    PyMem_Free(t->hyp_sums); PyMem_Free(t->ref_sums); PyMem_Free(t->ops);
+    PyMem_Free(t->hyp_err); PyMem_Free(t->ref_err);
+}
+
+static void *alloc(size_t count, size_t size) {
+    if (count == 0)
+        count = 1;
+    if (count > (size_t)PY_SSIZE_T_MAX / size)
+        return NULL;
+    void *p = PyMem_Calloc(count, size);
+    return p;
+}
+
+/* The beam geometry of _beam_geometry(): column ranges and the out-of-beam bound. */
+static void geometry(Ter *t) {
+    idx n_ref = t->n_ref, n_hyp = t->n_hyp;
+    double ratio = n_hyp ? (double)n_ref / (double)n_hyp : 1.0;
+    ll beam = ratio / 2 > BEAM_WIDTH ? (ll)ceil(ratio / 2 + BEAM_WIDTH) : BEAM_WIDTH;
+    t->low[0] = 0;
+    t->high[0] = n_ref + 1;
+    ll cheapest = INF;
+    for (idx i = 1; i <= n_hyp; i++) {
+        ll diagonal = (ll)floor((double)i * ratio);
+        ll low = diagonal - beam > 0 ? diagonal - beam : 0;
+        ll high = i == n_hyp ? n_ref + 1 : (n_ref + 1 < diagonal + beam ? n_ref + 1 : diagonal + beam);
+        t->low[i] = (idx)low;
+        t->high[i] = (idx)high;
+        ll outside[2];
+        int n_out = 0;
+        if (low > 0)
+            outside[n_out++] = i < low - 1 ? i : low - 1;
+        if (high <= n_ref) {
+            ll j = i > high ? i : high;
+            outside[n_out++] = j < n_ref ? j : n_ref;
+        }
+        for (int k = 0; k < n_out; k++) {
+            ll j = outside[k];
+            ll a = i - j, b = (ll)(n_hyp - i) - (ll)(n_ref - j);
+            ll bound = (a < 0 ? -a : a) + (b < 0 ? -b : b);
+            if (bound < cheapest)
+                cheapest = bound;
+        }
+    }
+    t->safe_below = cheapest;
+}
+
+/* One column of Myers' algorithm: the state after `word` from state `in` (pv, mv, ph, mh). */
+static inline void myers_step(const Ter *t, idx word, const uint64_t *in, ll in_score,
+                              uint64_t *out, ll *out_score) {
+    idx W = t->W;
+    const uint64_t *eq = t->peq + word * W, *pv = in, *mv = in + W, *mask = t->mask;
+    uint64_t *npv = out, *nmv = out + W, *ph = out + 2 * W, *mh = out + 3 * W;
+    uint64_t carry = 0, ph_carry = 1, mh_carry = 0;
+    ll score = in_score;
+    idx top_word = (t->n_ref - 1) / 64;
+    uint64_t top_bit = (uint64_t)1 << ((t->n_ref - 1) % 64);
+    for (idx k = 0; k < W; k++) {
+        uint64_t e = eq[k], p = pv[k], m = mv[k];
+        uint64_t xv = e | m;
+        uint64_t a = e & p;
+        uint64_t s1 = a + p;
+        uint64_t c1 = s1 < a;
+        uint64_t s = s1 + carry;
+        uint64_t c2 = s < s1;
+        carry = c1 | c2;
+        uint64_t xh = (s ^ p) | e;
+        uint64_t h_p = m | (~(xh | p) & mask[k]);
+        uint64_t h_m = p & xh;
+        if (k == top_word) {
+            if (h_p & top_bit)
+                score += 1;
+            else if (h_m & top_bit)
+                score -= 1;
+        }
+        uint64_t shifted_ph = ((h_p << 1) | ph_carry) & mask[k];
+        uint64_t shifted_mh = ((h_m << 1) | mh_carry) & mask[k];
+        ph_carry = h_p >> 63;
+        mh_carry = h_m >> 63;
+        npv[k] = shifted_mh | (~(xv | shifted_ph) & mask[k]);
+        nmv[k] = shifted_ph & xv;
+        ph[k] = h_p;
+        mh[k] = h_m;
+    }
+    *out_score = score;
+}
+
+/* Myers states of t->hyp for rows start+1 .. n_hyp (rows 0..start are kept). */
+static void evaluate_states(Ter *t, idx start) {
+    idx S = 4 * t->W;
+    for (idx i = start + 1; i <= t->n_hyp; i++)
+        myers_step(t, t->hyp[i - 1], t->states + (i - 1) * S, t->scores[i - 1],
+                   t->states + i * S, &t->scores[i]);
+}
+
+static inline ll band_get(const Ter *t, idx i, idx j) {
+    if (j < t->low[i] || j >= t->high[i])
+        return INF;
+    return t->band[t->band_at[i] + j - t->low[i]];
+}
+
+/* Row i of a beam matrix after `prev` (full width, INF outside its band), as _extend. */
+static void beam_row(const Ter *t, const ll *prev, idx word, idx i, ll *out) {
+    idx low = t->low[i], high = t->high[i], width = t->n_ref + 1;
+    for (idx j = 0; j < low && j < width; j++)
+        out[j] = INF;
+    ll left;
+    if (low == 0) {
+        left = prev[0] + 1;
+        out[0] = left;
+        low = 1;
+    } else {
+        left = INF;
+    }
+    for (idx j = low; j < high; j++) {
+        ll best = prev[j - 1] + (t->ref[j - 1] != word);
+        if (prev[j] + 1 < best)
+            best = prev[j] + 1;
+        if (left + 1 < best)
+            best = left + 1;
+        out[j] = best;
+        left = best;
+    }
+    for (idx j = high > t->low[i] ? high : t->low[i]; j < width; j++)
+        out[j] = INF;
+}
+
+/* The beam rows of the current hypothesis, stored as bands. */
+static void ensure_rows(Ter *t) {
+    if (t->rows_ok)
+        return;
+    ll *prev = t->row_a, *next = t->row_b;
+    for (idx j = 0; j <= t->n_ref; j++)
+        prev[j] = j;
+    for (idx i = 0; i <= t->n_hyp; i++) {
+        if (i > 0) {
+            beam_row(t, prev, t->hyp[i - 1], i, next);
+            ll *swap = prev; prev = next; next = swap;
+        }
+        idx low = t->low[i], high = t->high[i];
+        for (idx j = low; j < high; j++)
+            t->band[t->band_at[i] + j - low] = prev[j];
+    }
+    t->rows_ok = 1;
+}
+
+/* Cost of the current hypothesis (Evaluated.__init__). */
+static void evaluate(Ter *t, idx same_prefix) {
+    evaluate_states(t, same_prefix);
+    t->rows_ok = 0;
+    t->cost = t->scores[t->n_hyp];
+    t->exact = t->cost < t->safe_below;
+    if (!t->exact) {
+        ensure_rows(t);
+        ll last = band_get(t, t->n_hyp, t->n_ref);
+        t->cost = last < INF ? last : INF;
+    }
+}
+
+/* Prefix sums of the error flags (the tail of Evaluated.alignment / _alignment). */
+static void finish_sums(Ter *t) {
+    t->hyp_sums[0] = 0;
+    for (idx i = 0; i < t->n_hyp; i++)
+        t->hyp_sums[i + 1] = t->hyp_sums[i] + t->hyp_err[i];
+    t->ref_sums[0] = 0;
+    for (idx j = 0; j < t->n_ref; j++)
+        t->ref_sums[j + 1] = t->ref_sums[j] + t->ref_err[j];
+}
+
+static inline int bit_diff(const uint64_t *plus, const uint64_t *minus, idx j) {
+    uint64_t bit = (uint64_t)1 << (j % 64);
+    idx w = j / 64;
+    return (plus[w] & bit) ? 1 : (minus[w] & bit) ? -1 : 0;
+}
+
+/* Alignment of an exact hypothesis, followed backwards on the bit vectors. */
+static void alignment_exact(Ter *t) {
+    idx W = t->W, S = 4 * W;
+    idx i = t->n_hyp, j = t->n_ref;
+    ll here = t->cost;
+    memset(t->hyp_err, 0, (size_t)t->n_hyp);
+    memset(t->ref_err, 0, (size_t)t->n_ref);
+    for (idx k = 0; k < t->n_ref; k++)
+        t->align[k] = 0;
+    while (i > 0 && j > 0) {
+        const uint64_t *st = t->states + i * S;
+        const uint64_t *pv = st, *mv = st + W, *ph = st + 2 * W, *mh = st + 3 * W;
+        const uint64_t *pvb = t->states + (i - 1) * S, *mvb = pvb + W;
+        ll up = here - bit_diff(ph, mh, j - 1);
+        ll diagonal = up - bit_diff(pvb, mvb, j - 1);
+        ll left = here - bit_diff(pv, mv, j - 1);
+        ll best;
+        int op;
+        if (t->hyp[i - 1] == t->ref[j - 1]) {
+            best = diagonal; op = NOP; here = diagonal;
+        } else {
+            best = diagonal + 1; op = SUB; here = diagonal;
+        }
+        if (up + 1 < best) {
+            best = up + 1; op = DEL; here = up;
+        }
+        if (left + 1 < best) {
+            op = INS; here = left;
+        }
+        if (op == INS) {
+            j -= 1;
+            t->align[j] = i - 1;
+            t->ref_err[j] = 1;
+            continue;
+        }
+        i -= 1;
+        if (op == DEL) {
+            t->hyp_err[i] = 1;
+        } else {
+            j -= 1;
+            t->align[j] = i;
+            if (op == SUB)
+                t->hyp_err[i] = t->ref_err[j] = 1;
+        }
+    }
+    for (idx k = 0; k < i; k++)
+        t->hyp_err[k] = 1;
+    for (idx k = 0; k < j; k++) {
+        t->ref_err[k] = 1;
+        t->align[k] = -1;
+    }
+    finish_sums(t);
+}
+
+/* Alignment from the beam matrix: BeamEditDistance.trace, then _alignment. */
+static int alignment_beam(Ter *t) {
+    ensure_rows(t);
+    idx i = t->n_hyp, j = t->n_ref, n_ops = 0;
+    while (i > 0 || j > 0) {
+        int op;
+        if (i == 0) {
+            op = INS;
+        } else {
+            if (!(t->low[i] <= j && j < t->high[i])) {
+                PyErr_SetString(PyExc_RuntimeError, "TER back-trace left the beam");
+                return -1;
+            }
+            if (j == 0) {
+                op = DEL;
+            } else {
+                ll best = INF;
+                op = UNDEF;
+                int match = t->hyp[i - 1] == t->ref[j - 1];
+                ll substitution = band_get(t, i - 1, j - 1) + (match ? 0 : 1);
+                if (substitution < best) {
+                    best = substitution;
+                    op = match ? NOP : SUB;
+                }
+                if (band_get(t, i - 1, j) + 1 < best) {
+                    best = band_get(t, i - 1, j) + 1;
+                    op = DEL;
+                }
+                if (band_get(t, i, j - 1) + 1 < best)
+                    op = INS;
+            }
+        }
+        t->ops[n_ops++] = op;
+        if (op == NOP || op == SUB) {
+            i--; j--;
+        } else if (op == INS) {
+            j--;
+        } else if (op == DEL) {
+            i--;
+        } else {
+            PyErr_SetString(PyExc_RuntimeError, "TER back-trace left the beam");
+            return -1;
+        }
+    }
+    idx pos_hyp = 0, n_align = 0, h = 0, r = 0;
+    ll hyp_errors = 0, ref_errors = 0;
+    t->hyp_sums[0] = t->ref_sums[0] = 0;
+    for (idx k = n_ops - 1; k >= 0; k--) {
+        int op = (int)t->ops[k];
+        if (op == NOP || op == SUB) {
+            t->align[n_align++] = pos_hyp++;
+            if (op == SUB) {
+                hyp_errors++;
+                ref_errors++;
+            }
+            t->hyp_sums[++h] = hyp_errors;
+            t->ref_sums[++r] = ref_errors;
+        } else if (op == DEL) {
+            pos_hyp++;
+            hyp_errors++;
+            t->hyp_sums[++h] = hyp_errors;
+        } else {
+            t->align[n_align++] = pos_hyp - 1;
+            ref_errors++;
+            t->ref_sums[++r] = ref_errors;
+        }
+    }
+    return 0;
+}
+
+/* _shifted(): words[start:start+length] moved to begin before position target. */
+static void shifted(const idx *w, idx n, idx start, idx length, idx target, idx *out) {
+    idx k = 0;
+    if (target < start) {
+        for (idx p = 0; p < target; p++) out[k++] = w[p];
+        for (idx p = start; p < start + length; p++) out[k++] = w[p];
+        for (idx p = target; p < start; p++) out[k++] = w[p];
+        for (idx p = start + length; p < n; p++) out[k++] = w[p];
+    } else if (target > start + length) {
+        for (idx p = 0; p < start; p++) out[k++] = w[p];
+        for (idx p = start + length; p < target; p++) out[k++] = w[p];
+        for (idx p = start; p < start + length; p++) out[k++] = w[p];
+        for (idx p = target; p < n; p++) out[k++] = w[p];
+    } else {  /* slices clamp at the end, as Python's do */
+        idx end = length + target < n ? length + target : n;
+        for (idx p = 0; p < start; p++) out[k++] = w[p];
+        for (idx p = start + length; p < end; p++) out[k++] = w[p];
+        for (idx p = start; p < start + length; p++) out[k++] = w[p];
+        for (idx p = end; p < n; p++) out[k++] = w[p];
+    }
+}
+
+/* The beam distance of t->cand, equal to the current hypothesis for `start` words. */
+static ll candidate_cost(Ter *t, idx start) {
+    idx W = t->W, S = 4 * W, n = t->n_hyp;
+    uint64_t *a = t->scratch, *b = t->scratch + S;
+    const uint64_t *in = t->states + start * S;
+    ll score = t->scores[start];
+    for (idx i = start + 1; i <= n; i++) {
+        myers_step(t, t->cand[i - 1], in, score, a, &score);
+        in = a;
+        uint64_t *swap = a; a = b; b = swap;
+    }
+    if (score < t->safe_below)
+        return score;
+    ensure_rows(t);
+    ll *prev = t->row_a, *next = t->row_b;
+    for (idx j = 0; j <= t->n_ref; j++)
+        prev[j] = band_get(t, start, j);
+    for (idx i = start + 1; i <= n; i++) {
+        beam_row(t, prev, t->cand[i - 1], i, next);
+        ll *swap = prev; prev = next; next = swap;
+    }
+    return prev[t->n_ref] < INF ? prev[t->n_ref] : INF;
+}
+
+typedef struct {
+    ll gain;
+    idx length, start_h, target;
+} Key;
+
+static inline int key_greater(const Key *a, const Key *b) {
+    if (a->gain != b->gain) return a->gain > b->gain;
+    if (a->length != b->length) return a->length > b->length;
+    if (a->start_h != b->start_h) return a->start_h < b->start_h;
+    return a->target < b->target;
+}
+
+/* One round of _best_shift; returns the gain (0 without candidates), -1 on error. */
+static int best_shift(Ter *t, idx *checked, ll *gain, idx *best_start) {
+    if (t->exact)
+        alignment_exact(t);
+    else if (alignment_beam(t) < 0)
+        return -1;
+    idx n_hyp = t->n_hyp, n_ref = t->n_ref;
+    const idx *hyp = t->hyp, *ref = t->ref;
+    int have = 0;
+    Key best = {0, 0, 0, 0};
+    *best_start = 0;
+    for (idx start_h = 0; start_h < n_hyp; start_h++) {
+        idx word = hyp[start_h];
+        for (idx p = t->pos_start[word]; p < t->pos_start[word + 1]; p++) {
+            idx start_r = t->pos_list[p];
+            if ((start_r > start_h ? start_r - start_h : start_h - start_r) > MAX_SHIFT_DIST)
+                continue;
+            idx aligned_to = t->align[start_r];
+            if (aligned_to == start_h)
+                continue;
+            idx length = 0;
+            while (length < MAX_SHIFT_SIZE && hyp[start_h + length] == ref[start_r + length]) {
+                length++;
+                if (start_h <= aligned_to && aligned_to < start_h + length)
+                    break;
+                if (t->hyp_sums[start_h + length] != t->hyp_sums[start_h] &&
+                    t->ref_sums[start_r + length] != t->ref_sums[start_r]) {
+                    idx previous_target = -1;
+                    for (idx offset = -1; offset < length; offset++) {
+                        idx target = start_r + offset == -1 ? 0 : t->align[start_r + offset] + 1;
+                        if (target == previous_target)
+                            continue;
+                        previous_target = target;
+                        shifted(hyp, n_hyp, start_h, length, target, t->cand);
+                        idx start = start_h < target ? start_h : target;
+                        ll cost = candidate_cost(t, start);
+                        (*checked)++;
+                        Key key = {t->cost - cost, length, start_h, target};
+                        if (!have || key_greater(&key, &best)) {
+                            have = 1;
+                            best = key;
+                            *best_start = start;
+                            memcpy(t->best, t->cand, (size_t)n_hyp * sizeof(idx));
+                        }
+                    }
+                    if (*checked >= MAX_SHIFT_CANDIDATES)
+                        goto done;
+                }
+                if (start_h + length == n_hyp || start_r + length == n_ref)
+                    break;
+            }
+        }
+    }
+done:
+    *gain = have ? best.gain : 0;
+    return 0;
+}
+
+static int read_ids(PyObject *list, idx **out, idx *n, idx *vocab) {
+    *n = PyList_GET_SIZE(list);
+    *out = alloc((size_t)*n, sizeof(idx));
+    if (*out == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (idx i = 0; i < *n; i++) {
+        idx v = PyLong_AsSsize_t(PyList_GET_ITEM(list, i));
+        if (v == -1 && PyErr_Occurred())
+            return -1;
+        if (v < 0 || v >= PY_SSIZE_T_MAX / 64) {
+            PyErr_SetString(PyExc_ValueError, "word ids must be small non-negative ints");
+            return -1;
+        }
+        (*out)[i] = v;
+        if (v + 1 > *vocab)
+            *vocab = v + 1;
+    }
+    return 0;
+}
+
+/* ter_edits(hyp_ids, ref_ids) -> edits including shifts; the reference is not empty. */
+PyObject *bleucli_ter_edits(PyObject *self, PyObject *args) {
+    PyObject *hyp_list, *ref_list;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &hyp_list, &PyList_Type, &ref_list))
+        return NULL;
+    Ter t;
+    memset(&t, 0, sizeof t);
+    PyObject *result = NULL;
+    idx vocab = 0;
+    if (read_ids(ref_list, &t.ref, &t.n_ref, &vocab) < 0 ||
+        read_ids(hyp_list, &t.hyp, &t.n_hyp, &vocab) < 0)
+        goto out;
+    if (t.n_ref == 0) {
+        PyErr_SetString(PyExc_ValueError, "empty reference");
+        goto out;
+    }
+    idx n_hyp = t.n_hyp, n_ref = t.n_ref, W = (n_ref + 63) / 64;
+    t.W = W;
+    t.vocab = vocab;
+    t.cand = alloc((size_t)n_hyp, sizeof(idx));
+    t.best = alloc((size_t)n_hyp, sizeof(idx));
+    t.peq = alloc((size_t)vocab * (size_t)W, sizeof(uint64_t));
+    t.mask = alloc((size_t)W, sizeof(uint64_t));
+    t.low = alloc((size_t)n_hyp + 1, sizeof(idx));
+    t.high = alloc((size_t)n_hyp + 1, sizeof(idx));
+    t.states = alloc(((size_t)n_hyp + 1) * 4 * (size_t)W, sizeof(uint64_t));
+    t.scores = alloc((size_t)n_hyp + 1, sizeof(ll));
+    t.scratch = alloc(8 * (size_t)W, sizeof(uint64_t));
+    t.band_at = alloc((size_t)n_hyp + 2, sizeof(idx));
+    t.row_a = alloc((size_t)n_ref + 1, sizeof(ll));
+    t.row_b = alloc((size_t)n_ref + 1, sizeof(ll));
+    t.pos_start = alloc((size_t)vocab + 1, sizeof(idx));
+    t.pos_list = alloc((size_t)n_ref, sizeof(idx));
+    t.align = alloc((size_t)n_ref, sizeof(idx));
+    t.hyp_sums = alloc((size_t)n_hyp + 1, sizeof(idx));
+    t.ref_sums = alloc((size_t)n_ref + 1, sizeof(idx));
+    t.ops = alloc((size_t)n_hyp + (size_t)n_ref, sizeof(idx));
+    t.hyp_err = alloc((size_t)n_hyp, 1);
+    t.ref_err = alloc((size_t)n_ref, 1);
+    if (!t.cand || !t.best || !t.peq || !t.mask || !t.low || !t.high || !t.states ||
+        !t.scores || !t.scratch || !t.band_at || !t.row_a || !t.row_b || !t.pos_start ||
+        !t.pos_list || !t.align || !t.hyp_sums || !t.ref_sums || !t.ops || !t.hyp_err ||
+        !t.ref_err) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    for (idx k = 0; k < W; k++)
+        t.mask[k] = ~(uint64_t)0;
+    if (n_ref % 64)
+        t.mask[W - 1] = ((uint64_t)1 << (n_ref % 64)) - 1;
+    for (idx j = 0; j < n_ref; j++) {
+        t.peq[t.ref[j] * W + j / 64] |= (uint64_t)1 << (j % 64);
+        t.pos_start[t.ref[j] + 1]++;
+    }
+    for (idx v = 0; v < vocab; v++)
+        t.pos_start[v + 1] += t.pos_start[v];
+    {
+        idx *fill = alloc((size_t)vocab, sizeof(idx));
+        if (fill == NULL) {
+            PyErr_NoMemory();
+            goto out;
+        }
+        for (idx j = 0; j < n_ref; j++)
+            t.pos_list[t.pos_start[t.ref[j]] + fill[t.ref[j]]++] = j;
+        PyMem_Free(fill);
+    }
+    if (n_hyp == n_ref && memcmp(t.hyp, t.ref, (size_t)n_ref * sizeof(idx)) == 0) {
+        result = PyLong_FromLong(0);
+        goto out;
+    }
+    geometry(&t);
+    size_t cells = 0;
+    for (idx i = 0; i <= n_hyp; i++) {
+        t.band_at[i] = (idx)cells;
+        if (t.high[i] > t.low[i])
+            cells += (size_t)(t.high[i] - t.low[i]);
+    }
+    t.band = alloc(cells, sizeof(ll));
+    if (t.band == NULL) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    for (idx k = 0; k < W; k++)
+        t.states[k] = t.mask[k];  /* pv = all ones, mv = ph = mh = 0 */
+    t.scores[0] = n_ref;
+    evaluate(&t, 0);
+    ll shifts = 0;
+    idx checked = 0;
+    for (;;) {
+        ll gain;
+        idx same_prefix;
+        if (best_shift(&t, &checked, &gain, &same_prefix) < 0)
+            goto out;
+        if (checked >= MAX_SHIFT_CANDIDATES || gain <= 0)
+            break;
+        shifts++;
+        idx *swap = t.hyp; t.hyp = t.best; t.best = swap;
+        evaluate(&t, same_prefix);
+    }
+    result = PyLong_FromLongLong(shifts + t.cost);
+out:
+    ter_free(&t);
+    return result;
+}
