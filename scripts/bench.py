@@ -173,21 +173,27 @@ module = __import__(tool)
 start, cpu = time.perf_counter(), time.process_time()
 if tool == "bleuscore":  # its API: per-sentence reference lists; 13a, no smoothing
     score = 100 * module.compute([[r] for r in refs], hyps, 4, False)["bleu"]
+elif metric == "sentence-bleu":  # the loop evaluation scripts write
+    scorer = module.BLEU(effective_order=True)
+    score = sum(scorer.sentence_score(h, [r]).score for h, r in zip(hyps, refs))
 else:
     cls = {"bleu": module.BLEU, "bleu-none": module.BLEU, "chrf": module.CHRF,
-           "ter": module.TER}[metric]
-    kwargs = {"smooth_method": "none"} if metric == "bleu-none" else {}
-    score = cls(**kwargs).corpus_score(hyps, [refs]).score
+           "chrf++": module.CHRF, "ter": module.TER}[metric]
+    kwargs = {"bleu-none": {"smooth_method": "none"}, "chrf++": {"word_order": 2}}
+    score = cls(**kwargs.get(metric, {})).corpus_score(hyps, [refs]).score
 elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({"seconds": elapsed, "cpu": cpu, "score": score, "rss_kb": rss}))
 """
 
 
-def run_api(tool: str, metric: str, paths: dict[str, Path], limit: int) -> dict:
+def run_api(tool: str, metric: str, paths: dict[str, Path], limit: int,
+            pure: bool = False) -> dict:
+    """One API measurement in a fresh process; ``pure`` forces bleucli's pure-Python engine."""
+    env = {**os.environ, "BLEUCLI_PUREPYTHON": "1"} if pure else None
     out = subprocess.run([sys.executable, "-c", _API_SNIPPET, tool, metric, str(paths["ref"]),
                           str(paths["sys0"]), str(limit)], capture_output=True, text=True,
-                         check=True, cwd=ROOT)
+                         check=True, cwd=ROOT, env=env)
     return json.loads(out.stdout)
 
 
@@ -256,6 +262,8 @@ class Table:
     def __init__(self) -> None:
         self.rows: list[tuple[str, str, float, float, float, float]] = []
         self.failures: list[str] = []
+        #: Peak RSS (KiB) of the last API BLEU run per tool at the largest size.
+        self.api_rss: dict[str, int] = {}
 
     def add(self, task: str, size: str, result: dict) -> None:
         row = (task, size, result["theirs"], result["ours"], result["wall_ratio"],
@@ -304,21 +312,30 @@ def bench(corpora: dict[int, dict[str, Path]], repeats: int, ter_limit: int,
     table = Table()
     sizes = sorted(corpora)
     compare_cli(table, "start-up (`--help`)", "-", ["--help"], repeats, check=False)
+    names = {"bleu": "BLEU corpus score (API)", "chrf": "chrF corpus score (API)",
+             "chrf++": "chrF++ corpus score (API)", "ter": "TER corpus score (API)",
+             "sentence-bleu": "sentence BLEU, one call per line (API)"}
     for n, paths in corpora.items():
-        for metric in ("bleu", "chrf", "ter"):
+        for metric in names:
             limit = min(n, ter_limit) if metric == "ter" else n
             if metric == "ter" and limit < n and n != min(sizes):
                 continue  # TER only on the sizes it was asked for
-            def api(tool: str, metric: str = metric, limit: int = limit, paths=paths):
+            def api(tool: str, metric: str = metric, limit: int = limit, paths=paths,
+                    pure: bool = False, largest: bool = n == max(sizes)):
                 def measure():
-                    r = run_api(tool, metric, paths, limit)
+                    r = run_api(tool, metric, paths, limit, pure)
+                    if largest and metric == "bleu":
+                        table.api_rss[tool + (" (pure)" if pure else "")] = r["rss_kb"]
                     return r["seconds"], r["cpu"], r["score"]
                 return measure
 
             result = paired_runs(repeats, api("sacrebleu"), api("bleucli"))
             table.agree(f"{metric} API {limit}", *result["outputs"])
-            table.add(f"{metric.upper() if metric != 'chrf' else 'chrF'} corpus score (API)",
-                      str(limit), result)
+            table.add(names[metric], str(limit), result)
+            if metric == "bleu" and native_built():
+                pure = paired_runs(repeats, api("sacrebleu"), api("bleucli", pure=True))
+                table.agree(f"pure-Python BLEU API {limit}", *pure["outputs"])
+                table.add("BLEU corpus score (API), pure-Python engine", str(limit), pure)
             if metric == "bleu" and has_bleuscore():
                 peer = paired_runs(repeats, api("sacrebleu", "bleu-none"), api("bleuscore"))
                 table.agree(f"bleuscore BLEU {limit}", *peer["outputs"], tolerance=1e-6)
@@ -334,6 +351,9 @@ def bench(corpora: dict[int, dict[str, Path]], repeats: int, ter_limit: int,
     paired = [str(paths["ref"]), "-i", str(paths["sys0"]), str(paths["sys1"]),
               str(paths["sys2"]), "-m", "bleu", "chrf", "ter", "--paired-bs", "-f", "text"]
     # text: SacreBLEU 2.6 cannot write float32 chrF/TER means as JSON
+    two_metrics = [arg for arg in paired if arg != "ter"]
+    compare_cli(table, "CLI `--paired-bs`, 3 systems x BLEU+chrF", str(n), two_metrics,
+                repeats, comparable=table_lines)
     compare_cli(table, "CLI `--paired-bs`, 3 systems x 3 metrics", str(n), paired,
                 repeats, comparable=table_lines)
     compare_cli(table, "CLI `--paired-bs`, 3 x 3, `-j 2` (both)", str(n),
@@ -343,6 +363,13 @@ def bench(corpora: dict[int, dict[str, Path]], repeats: int, ter_limit: int,
     table.memory = (max(sizes), peak_rss("sacrebleu", cli),  # type: ignore[attr-defined]
                     peak_rss("bleucli", cli))
     return table
+
+
+def native_built() -> bool:
+    """Whether bleucli's compiled core is built (then the pure-Python engine is timed too)."""
+    proc = subprocess.run([sys.executable, "-c", "import bleucli._native"], cwd=ROOT,
+                          capture_output=True)
+    return proc.returncode == 0
 
 
 def has_bleuscore() -> bool:
@@ -407,6 +434,12 @@ def main() -> int:
         f"Peak RSS, CLI BLEU on {n} lines: SacreBLEU {rss_a / 1024:.0f} MiB, "
         f"bleucli {rss_b / 1024:.0f} MiB ({rss_b / rss_a:.2f}x).",
     ]
+    if "sacrebleu" in table.api_rss:
+        theirs = table.api_rss["sacrebleu"]
+        report.append(f"Peak RSS, API BLEU on {n} lines (input lists included): SacreBLEU "
+                      f"{theirs / 1024:.0f} MiB, " + ", ".join(
+                          f"{tool} {kb / 1024:.0f} MiB ({kb / theirs:.2f}x)"
+                          for tool, kb in table.api_rss.items() if tool != "sacrebleu") + ".")
     if table.failures:
         report += ["", "**Score disagreements:**", *[f"- {f}" for f in table.failures]]
     text = "\n".join(report)

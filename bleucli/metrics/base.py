@@ -7,11 +7,13 @@ scoring. Signatures and score objects mirror SacreBLEU 2.x's so outputs are inte
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import sys
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -268,6 +270,31 @@ def use_batch(n_sentences: int, without_numpy: int) -> bool:
     return "numpy" in sys.modules or n_sentences >= without_numpy
 
 
+#: Vectorised engines take a corpus this many sentences at a time: memory stays bounded
+#: (a 200k-line corpus at once held every token list and int64 array together) and the
+#: n-gram ids of a chunk stay small enough to skip a sort.
+BATCH_CHUNK = 16384
+
+
+def chunks(n: int, size: int = BATCH_CHUNK) -> list[tuple[int, int]]:
+    """``(start, stop)`` of consecutive slices of ``range(n)``, ``size`` long but the last."""
+    return [(start, min(start + size, n)) for start in range(0, n, size)]
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """No cyclic garbage collection while statistics are built: the per-sentence rows are
+    many young containers without cycles, and collecting them on the way (a pass over
+    every survivor each time a generation fills) costs ~10% on large corpora."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 class Metric(ABC):
     """Base class: subclasses define preprocessing, per-sentence statistics and scoring."""
 
@@ -396,7 +423,8 @@ class Metric(ABC):
                            references: Sequence[Sequence[str | None]] | None) -> list[list[Number]]:
         """Statistics for every sentence; the rows that corpus and resampling code share."""
         infos = self._reference_infos(hypotheses, references)
-        return self.stats_rows(self.preprocess_many(hypotheses), infos)
+        with paused_gc():
+            return self.stats_rows(self.preprocess_many(hypotheses), infos)
 
     def per_sentence_stats_many(self, systems: Sequence[Sequence[str]]
                                 ) -> list[list[list[Number]]]:
@@ -405,8 +433,9 @@ class Metric(ABC):
         infos: list[Any] = []
         for hypotheses in systems:
             infos = self._reference_infos(hypotheses, None)
-        return self.stats_rows_many([self.preprocess_many(hypotheses)
-                                     for hypotheses in systems], infos)
+        with paused_gc():
+            return self.stats_rows_many([self.preprocess_many(hypotheses)
+                                         for hypotheses in systems], infos)
 
     def stats_rows(self, hypotheses: list[str], ref_infos: Sequence[Any]) -> list[list[Number]]:
         """Statistics of one system's preprocessed hypotheses."""

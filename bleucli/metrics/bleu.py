@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bleucli.errors import ConfigError, UsageError
-from bleucli.metrics.base import Metric, Number, Score, logger, use_batch
+from bleucli.metrics.base import Metric, Number, Score, chunks, logger, use_batch
 from bleucli.native import native as _NATIVE  # the engine, chosen once per process
 from bleucli.tokenizers import default_tokenizer, get_tokenizer
 
@@ -238,11 +238,10 @@ class BLEU(Metric):
         return batch(lines)
 
     def reference_info(self, references: list[str]) -> Any:
-        """The references' tokens; n-gram counts are derived when a hypothesis needs them.
-        The compiled engine takes the preprocessed strings themselves."""
-        if _NATIVE is not None:
-            return references  # a fresh list from the cache builder, never shared
-        return [ref.split() for ref in references]
+        """The preprocessed references themselves (a fresh list from the cache builder,
+        never shared): tokens and n-gram counts are derived when a chunk of hypotheses
+        needs them, so a large corpus never holds every reference's token list."""
+        return references
 
     def _reference_counts(self, token_lists: list[list[str]]) -> list[dict]:
         """Per order, each n-gram's maximum count over the references."""
@@ -286,12 +285,16 @@ class BLEU(Metric):
             return super().stats_rows_many(systems, ref_infos)
         from bleucli.metrics.bleu_batch import batch_bleu_stats
 
-        streams = max((len(info) for info in ref_infos), default=0)
-        refs = [[info[k] if k < len(info) else None for info in ref_infos]
-                for k in range(streams)]
-        hyp_streams = [[h.split() for h in hypotheses] for hypotheses in systems]
-        return [rows.tolist()
-                for rows in batch_bleu_stats(hyp_streams, refs, self.max_ngram_order)]
+        results: list[list[list[Number]]] = [[] for _ in systems]
+        for start, stop in chunks(len(systems[0])):
+            infos = ref_infos[start:stop]
+            streams = max((len(info) for info in infos), default=0)
+            refs = [[info[k] if k < len(info) else None for info in infos]
+                    for k in range(streams)]
+            hyps = [hypotheses[start:stop] for hypotheses in systems]
+            for rows, out in zip(batch_bleu_stats(hyps, refs, self.max_ngram_order), results):
+                out.extend(rows.tolist())
+        return results
 
     @property
     def stats_length(self) -> int:

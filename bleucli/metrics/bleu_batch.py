@@ -45,6 +45,28 @@ class _Side:
         ids = np.fromiter(map(vocabulary.__getitem__, flat), dtype=np.int64, count=len(flat))
         return cls(ids, lengths, present)
 
+    @classmethod
+    def from_texts(cls, streams: Sequence[Sequence[str | None]]) -> list[_Side]:
+        """Sides for streams of whitespace-separated strings, with one vocabulary, and
+        without a token list per sentence: one ``split`` of the joined text gives every
+        token (a space between sentences cannot join two tokens), per-sentence splits only
+        their counts; ids come from one ``dict.fromkeys`` over all tokens (C loops)."""
+        lengths, flats, present = [], [], []
+        for texts in streams:
+            present.append(np.array([t is not None for t in texts], dtype=bool))
+            strings = [t or "" for t in texts]
+            lengths.append(np.fromiter(map(len, map(str.split, strings)), dtype=np.int64,
+                                       count=len(strings)))
+            flats.append(" ".join(strings).split())
+        vocabulary = dict.fromkeys(chain.from_iterable(flats))
+        vocabulary.update(zip(vocabulary, range(len(vocabulary))))
+        sides = []
+        for flat, length, mask in zip(flats, lengths, present):
+            ids = np.fromiter(map(vocabulary.__getitem__, flat), dtype=np.int64,
+                              count=len(flat))
+            sides.append(cls(ids, length, mask))
+        return sides
+
     def valid(self, order: int):
         """Token positions where an n-gram of ``order`` starts."""
         return self.position + (order - 1) < self.lengths[self.sentence]
@@ -104,20 +126,18 @@ def _counts(side: _Side, order: int, n_grams: int):
     return np.unique(keys, return_counts=True)
 
 
-def batch_bleu_stats(hyp_streams: Sequence[Sequence[list[str]]],
-                     refs: Sequence[Sequence[list[str] | None]], max_order: int
-                     ) -> list[np.ndarray]:
+def batch_bleu_stats(hyp_streams: Sequence[Sequence[str]], refs: Sequence[Sequence[str | None]],
+                     max_order: int) -> list[np.ndarray]:
     """Per hypothesis stream (one per system), rows ``[hyp_len, closest_ref_len,
     matches_1..N, totals_1..N]`` for every sentence; the references' n-grams are counted once
     for all streams.
 
-    ``refs[k][i]`` is the tokenised k-th reference of sentence i, or ``None`` if absent.
+    Sentences are preprocessed strings (tokens separated by whitespace); ``refs[k][i]`` is
+    the k-th reference of sentence i, or ``None`` if absent.
     """
-    vocabulary: dict[str, int] = {}
-    hyp_sides = [_Side.from_tokens(hyps, vocabulary) for hyps in hyp_streams]
-    ref_sides = [_Side.from_tokens(stream, vocabulary) for stream in refs]
-    sides = [*hyp_sides, *ref_sides]
-    vocab_size = max(len(vocabulary), 1)
+    sides = _Side.from_texts([*hyp_streams, *refs])
+    hyp_sides, ref_sides = sides[:len(hyp_streams)], sides[len(hyp_streams):]
+    vocab_size = max((int(side.ids.max()) + 1 for side in sides if len(side.ids)), default=1)
     n = len(hyp_sides[0].lengths) if hyp_sides else 0
     results = []
     for hyp in hyp_sides:

@@ -38,7 +38,6 @@ _ESCAPES = (("&quot;", '"'), ("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">"))
 #: sequential substitutions consume characters, so such lines take the exact slow path.
 _ALL_RULES = re.compile(  # every alternative starts with a character class: fast scanning
     r"([{|}~\[\\\]^_`!\"#$%&()*+:;<=>?@/]|[.,](?:(?<=[^0-9].)|(?=[^0-9]))|-(?<=[0-9]-))")
-_ADJACENT_SEPARATORS = ("..", ".,", ",.", ",,")
 
 
 def pad_matches(pattern: re.Pattern, line: str) -> str:
@@ -54,8 +53,8 @@ def pad_matches(pattern: re.Pattern, line: str) -> str:
 
 def split_western_punctuation(line: str) -> str:
     """Rule 3 of mteval-v13a; shared by ``13a`` and ``zh`` for non-CJK text."""
-    if not any(pair in line for pair in _ADJACENT_SEPARATORS):
-        return " ".join(pad_matches(_ALL_RULES, line).split())
+    if ".." not in line and ".," not in line and ",." not in line and ",," not in line:
+        return " ".join(" ".join(_ALL_RULES.split(line)).split())  # pad_matches, inlined
     line = pad_matches(_ALWAYS_SPLIT, line)
     if "." in line or "," in line:
         line = _PUNCT_AFTER_NON_DIGIT.sub(r"\1 \2 ", line)
@@ -86,5 +85,17 @@ class Tokenizer13a(Tokenizer):
     def tokenize(self, line: str) -> str:
         return _tokenize_13a(line)
 
-    if _NATIVE is not None:  # a whole list in one call (see BLEU.preprocess_many)
-        tokenize_many = staticmethod(_NATIVE.tokenize_13a_many)
+    @staticmethod
+    def tokenize_many(lines: list[str]) -> list[str]:
+        """A whole list in one call (see ``BLEU.preprocess_many``), without the per-line
+        cache: tokenising costs little more than looking a line up, and corpora rarely
+        repeat lines."""
+        return _tokenize_13a_many(lines)
+
+
+def _tokenize_13a_many_python(lines: list[str]) -> list[str]:
+    return list(map(tokenize_13a_python, lines))
+
+
+_tokenize_13a_many = _NATIVE.tokenize_13a_many if _NATIVE is not None \
+    else _tokenize_13a_many_python

@@ -28,7 +28,10 @@ def test_batch_rows_equal_per_sentence_rows(data) -> None:
         metric.sentence_stats(" ".join(h), [r[i] for r in refs if r[i] is not None])
         for i, h in enumerate(hyps)
     ]
-    assert batch_bleu_stats([hyps], refs, order)[0].tolist() == expected
+    texts = [None if r is None else " ".join(r) for r in refs[0]]
+    assert batch_bleu_stats([[" ".join(h) for h in hyps]],
+                            [texts] + [[None if r is None else "\t ".join(r) for r in stream]
+                                       for stream in refs[1:]], order)[0].tolist() == expected
 
 
 @settings(max_examples=25)
