@@ -170,7 +170,18 @@ def expand_variadic(argv: Sequence[str]) -> list[str]:
               help="Accepted for SacreBLEU compatibility; bleucli prints no colours.")
 @click.option("-sh", "--short", is_flag=True, help="Abbreviated signature.")
 @click.option("-d", "--detail", is_flag=True,
-              help="Also score each origlang and subset of the test set (text output).")
+              help="Also score each origlang and subset of the test set (text output), and "
+                   "each document when document ids are known (test set, or --docids).")
+@click.option("--segment-scores", multiple=True, metavar="NAME=FILE,...",
+              help="External segment scores (COMET, BLEURT, human, ...) as a metric: one "
+                   "file per -i system, one number per line (or FILE.tsv:COLUMN, "
+                   "FILE.json[:FIELD], FILE.jsonl[:FIELD]); repeatable.")
+@click.option("--docids", metavar="FILE",
+              help="Document id of every line (one per line), for per-document scores (-d).")
+@click.option("--rank", is_flag=True,
+              help="Rank the -i systems per metric: scores with 95% intervals, bootstrap "
+                   "rank ranges, all-pairs paired tests (Holm-corrected) and significance "
+                   "clusters.")
 @click.version_option(__version__, "-V", "--version", prog_name="bleucli",
                       message="%(prog)s %(version)s (" + ENGINE + " engine)")
 @click.pass_context
@@ -212,6 +223,7 @@ def command(ctx: click.Context, **params: Any) -> None:
         paired_bs_n=params["paired_bs_n"], paired_ar_n=params["paired_ar_n"],
         emit_stats=params["emit_stats"],
         detail=params["detail"], json_layout=params["json_layout"],
+        segment_scores=params["segment_scores"], docids=params["docids"], rank=params["rank"],
         bleu={
             "tokenize": params["tokenize"], "lowercase": params["lowercase"],
             "smooth_method": params["smooth_method"], "smooth_value": params["smooth_value"],

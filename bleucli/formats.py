@@ -222,3 +222,62 @@ def sentence_rows(scores: dict[str, list[Score]], signatures: dict[str, str], fm
     return "\n".join(prefix(i) + "\t".join(s.format(width, score_only, signatures[name])
                                             for name, s in zip(names, row))
                      for i, row in enumerate(rows))
+
+
+def rank_table(rankings: Sequence[Any], fmt: str, width: int, test: str,
+               n_samples: int) -> str:
+    """``--rank``: per metric, systems best first with cluster, rank range, score and
+    interval; JSON adds every pair's raw and Holm-corrected p-value."""
+    from bleucli.ranking import ALPHA
+
+    kind = "paired bootstrap" if test == "bs" else "approximate randomisation"
+    if fmt == "json":
+        document = {"test": test, "samples": n_samples, "correction": "holm", "alpha": ALPHA,
+                    "metrics": {}}
+        for ranking in rankings:
+            document["metrics"][ranking.metric] = {
+                "signature": ranking.signature,
+                "higher_is_better": ranking.higher_is_better,
+                "systems": [{"system": s.name, "position": s.position, "cluster": s.cluster,
+                             "score": s.score, "mean": s.mean, "ci": s.ci,
+                             "rank_range": [s.rank_low, s.rank_high]}
+                            for s in ranking.systems],
+                "pairs": [{"systems": list(pair), "p_value": p,
+                           "p_holm": ranking.corrected[pair],
+                           "significant": ranking.corrected[pair] < ALPHA}
+                          for pair, p in ranking.p_values.items()],
+            }
+        return json.dumps(document, indent=1, ensure_ascii=False)
+    parts = []
+    for ranking in rankings:
+        direction = "higher" if ranking.higher_is_better else "lower"
+        rows = [[str(s.cluster), f"{s.rank_low}-{s.rank_high}" if s.rank_low != s.rank_high
+                 else str(s.rank_low), s.name,
+                 f"{s.score:.{width}f} ({s.mean:.{width}f} ± {s.ci:.{width}f})"]
+                for s in ranking.systems]
+        headers = ["Cluster", "Rank range", "System", f"{ranking.metric} (μ ± 95% CI)"]
+        title = f"{ranking.metric} ({direction} is better)"
+        if fmt == "text":
+            parts.append(f"{title}\n" + table(rows, headers, fmt, colalign=("center",
+                                                                             "center", "right")))
+        elif fmt == "markdown":
+            parts.append(f"**{title}**\n\n" + table(rows, headers, fmt))
+        elif fmt == "html":
+            import html
+
+            parts.append(f"<h3>{html.escape(title)}</h3>\n" + table(rows, headers, fmt))
+        elif fmt == "latex":
+            parts.append(f"% {title}\n" + table(rows, headers, fmt))
+        else:
+            parts.append(f"# {title}\n" + table(rows, headers, fmt))
+    remarks = [
+        f"Ranked by score; intervals and rank ranges over {n_samples} bootstrap resamples "
+        f"(95%); all pairs compared with the {kind} test ({n_samples} samples), p-values "
+        f"Holm-corrected; a new cluster starts below a system significantly better "
+        f"(corrected p < {ALPHA}) than every system below it.",
+    ]
+    signatures = [f"{r.metric}: {r.signature}" for r in rankings]
+    if fmt == "text":
+        return "\n\n".join(parts) + "\n\n" + "\n".join(
+            [*remarks, "", "Metric signatures:", *[f" - {s}" for s in signatures]])
+    return "\n\n".join(parts) + "\n" + notes("Metric signatures:", signatures, fmt, remarks)

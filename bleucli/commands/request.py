@@ -48,6 +48,9 @@ class Options:
     emit_stats: bool = False
     detail: bool = False
     json_layout: str = "sacrebleu"
+    segment_scores: tuple[str, ...] = ()
+    docids: str | None = None
+    rank: bool = False
 
     def __init__(self, **values: Any) -> None:
         self.bleu: dict[str, Any] = {}

@@ -140,7 +140,8 @@ def can_stream(options: Options) -> bool:
 
     return (options.test_set is None and len(options.inputs) == 1 and bool(options.refs)
             and os.path.exists(options.inputs[0]) and not options.confidence
-            and not (options.paired_bs or options.paired_ar) and not options.detail)
+            and not (options.paired_bs or options.paired_ar) and not options.detail
+            and not options.segment_scores and not options.rank and options.docids is None)
 
 
 def run_streaming(options: Options) -> str:
@@ -268,7 +269,9 @@ def run(options: Options) -> str:
         logger.warning("You are turning off BLEU's internal tokenizer presumably to supply "
                        "your own tokenized files.")
         logger.warning("Published numbers will not be comparable to other papers.")
-    metrics = build_metrics(options, [s.lines for s in ref_sources])
+    metrics: dict[str, Metric] = build_metrics(options, [s.lines for s in ref_sources])
+    if options.segment_scores:
+        metrics.update(_segment_metrics(options, systems, len(ref_sources)))
     testset_fields = {"test": options.test_set, "lang": options.language_pair
                       if options.test_set else None,
                       "origlang": options.origlang, "subset": options.subset}
@@ -276,6 +279,15 @@ def run(options: Options) -> str:
         if options.confidence:
             raise ConfigError("confidence intervals are unavailable with --sentence-level")
         return sentence_level(options, metrics, systems, testset_fields)
+    if options.docids is not None:
+        from bleucli.commands.documents import by_document
+
+        return by_document(options, metrics, systems, testset_fields,
+                           len(ref_sources[0].lines))
+    if options.rank:
+        from bleucli.commands.rank import rank
+
+        return rank(options, metrics, systems)
     if options.paired_bs or options.paired_ar:
         return paired(options, metrics, systems)
     if options.emit_stats:
@@ -315,6 +327,22 @@ def run(options: Options) -> str:
                              options.short)
     logger.info(f"Found {len(systems)} systems.")
     return multi_system(results, options.fmt, options.width, options.short)
+
+
+def _segment_metrics(options: Options, systems: list[TextSource], num_refs: int
+                     ) -> dict[str, Metric]:
+    """``--segment-scores``: external per-segment scores as metrics, bound to the systems."""
+    from bleucli.metrics import segment
+
+    if options.origlang or options.subset:
+        raise ConfigError("--segment-scores cannot be combined with --origlang/--subset: "
+                          "filter the score files like the outputs, or score the whole set")
+    if options.emit_stats:
+        raise ConfigError("bleucli stats writes BLEU/chrF/TER statistics; segment scores "
+                          "need no shards (their mean is their corpus score)")
+    if "width" not in options.explicit:
+        options.width = max(options.width, 4)  # scores such as COMET's live in 0..1
+    return segment.build(options.segment_scores, systems, num_refs)  # type: ignore[return-value]
 
 
 def _corpus(metric: Metric, system: TextSource, testset_fields: dict[str, str | None],

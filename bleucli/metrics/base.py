@@ -74,6 +74,7 @@ class Signature:
         "bs": "bs",
         "ar": "ar",
         "seed": "rs",
+        "corr": "corr",
     }
 
     def __init__(self, num_refs: int | str, metric_fields: dict[str, Any],
@@ -300,6 +301,8 @@ class Metric(ABC):
 
     #: Display name, e.g. ``BLEU``.
     name: str = ""
+    #: Whether a higher score is better (rankings; TER is an error rate).
+    higher_is_better: bool = True
     #: Abbreviations of the metric's own signature fields for ``--short``.
     signature_abbreviations: dict[str, str] = {}
     #: True when all statistics are integers, so partial sums add up exactly in any order.

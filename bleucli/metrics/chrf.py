@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from bleucli.metrics.base import Metric, Number, Score, use_batch
+from bleucli.metrics.base import Metric, Number, Score, chunks, use_batch
 from bleucli.native import native as _NATIVE  # the engine, chosen once per process
 
 #: Punctuation split off word edges for chrF++'s word n-grams (one character, either side).
@@ -271,12 +271,18 @@ class CHRF(Metric):
             return super().stats_rows_many(systems, ref_infos)
         from bleucli.metrics.chrf_batch import batch_chrf_stats
 
-        streams = max(len(info) for info in ref_infos)
-        refs = [[info[k].text if k < len(info) else None for info in ref_infos]
-                for k in range(streams)]
-        return [rows.tolist() for rows in batch_chrf_stats(
-            systems, refs, self.char_order, self.word_order, self.whitespace,
-            split_word_punctuation, self.f_scores)]
+        results: list[list[list[Number]]] = [[] for _ in systems]
+        for start, stop in chunks(len(systems[0])):
+            infos = ref_infos[start:stop]
+            streams = max(len(info) for info in infos)
+            refs = [[info[k].text if k < len(info) else None for info in infos]
+                    for k in range(streams)]
+            hyps = [hypotheses[start:stop] for hypotheses in systems]
+            for rows, out in zip(batch_chrf_stats(
+                    hyps, refs, self.char_order, self.word_order, self.whitespace,
+                    split_word_punctuation, self.f_scores), results):
+                out.extend(rows.tolist())
+        return results
 
     def _native_rows(self, hypotheses: list[str], ref_infos: Sequence[Any]) -> list[list[Number]]:
         """The compiled engine's statistics: per sentence one row per reference, of which

@@ -29,6 +29,7 @@ class TER(Metric):
     """TER with tercom's normalisation options; keywords are SacreBLEU 2.x's ``TER``'s."""
 
     name = "TER"
+    higher_is_better = False
     integer_stats = False
     signature_abbreviations = {"case": "c", "tok": "t", "norm": "nr", "punct": "pn",
                                "asian": "as"}
