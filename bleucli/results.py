@@ -40,11 +40,17 @@ def signature_fields(signature: str) -> dict[str, str]:
     return {key: value for key, value in pairs}
 
 
+#: Signature fields that describe where a number came from, not how it was computed: the
+#: tool's version, and the content hash of external segment scores (it differs whenever
+#: the system output differs, which is what a gate or a report compares).
+PROVENANCE_FIELDS = ("version", "v", "scores", "sc")
+
+
 def comparable_signature(signature: str) -> str:
-    """The signature without its ``version`` field: two results are comparable when these
-    agree (the version says which tool wrote it, not how the number was computed)."""
+    """The signature without its provenance fields (``version``, and ``scores`` of
+    external segment metrics): two results are comparable when these agree."""
     return "|".join(part for part in signature.split("|")
-                    if part.split(":", 1)[0] not in ("version", "v"))
+                    if part.split(":", 1)[0] not in PROVENANCE_FIELDS)
 
 
 @dataclass

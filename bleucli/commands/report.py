@@ -17,7 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bleucli.errors import InputError
-from bleucli.results import TESTSET_KEYS, ScoreRecord, comparable_signature, load_results
+from bleucli.results import (
+    STANDARD_METRICS,
+    TESTSET_KEYS,
+    ScoreRecord,
+    comparable_signature,
+    load_results,
+)
 
 logger = logging.getLogger("bleucli")
 
@@ -89,7 +95,9 @@ def build_report(request: ReportRequest) -> str:
             indent=1, ensure_ascii=False)
     width = request.width
     headers = ["System", *[label[c] for c in columns]]
-    rows = [[s, *(f"{cells[s, t, m]:.{width}f}" if (s, t, m) in cells else "-"
+    # external segment metrics (COMET, ...) live in 0..1: never fewer than 4 decimals
+    digits = {(t, m): width if m in STANDARD_METRICS else max(width, 4) for t, m in columns}
+    rows = [[s, *(f"{cells[s, t, m]:.{digits[t, m]}f}" if (s, t, m) in cells else "-"
                   for t, m in columns)] for s in systems]
     rendered = table(rows, headers, request.fmt, colalign=("left",))
     items = [f"{label[column]}: {sig}" for column, sigs in signatures.items()

@@ -245,3 +245,29 @@ def test_statistical_gate_filters_whole_outputs_by_the_signature_origlang(
                     "--baseline-output", str(base), "--output", str(now)])
     assert "BLEU" in gate.stdout and "p = " in gate.stdout, gate.stdout + gate.stderr
     assert gate.exit_code in (0, 3)
+
+
+def test_docids_testset_scores_each_document(two_sets, tmp_path) -> None:
+    """--docids testset: the sgm set's own document ids; each document's score is the
+    corpus score of its lines (brute force with SacreBLEU)."""
+    hyp = tmp_path / "hyp"
+    hyp.write_text("\n".join(HYPOTHESIS) + "\n")
+    result = run_cli(["-t", "a", "-l", "de-en", "-i", str(hyp), "--docids", "testset",
+                      "-m", "bleu", "chrf", "--testsets-file", str(two_sets), "-f", "json",
+                      "-w", "6"])
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert "|test:a|lang:de-en|" in document["signatures"]["BLEU"]
+    start = 0
+    for (docid, _, _, count), entry in zip(DOCS, document["documents"]):
+        lines = slice(start, start + count)
+        start += count
+        assert entry["document"] == docid and entry["lines"] == count
+        scores = entry["systems"][str(hyp)]
+        assert scores["BLEU"] == round(sacrebleu.BLEU().corpus_score(
+            HYPOTHESIS[lines], [REFERENCE[lines]]).score, 6)
+        assert scores["chrF2"] == round(sacrebleu.CHRF().corpus_score(
+            HYPOTHESIS[lines], [REFERENCE[lines]]).score, 6)
+    plain = run_cli([str(EXAMPLES / "ref.de"), "-i", str(EXAMPLES / "hyp.de"),
+                     "--docids", "testset"])
+    assert plain.exit_code == 1 and "needs a test set" in plain.stderr
