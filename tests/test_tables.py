@@ -24,6 +24,11 @@ def tables(fmt: str) -> dict[str, str]:
         "paired": run_cli([REF, *SYSTEMS, "-m", "bleu", "chrf", "--paired-bs", "-pbsn", "50",
                            "-f", fmt]),
         "paired-ar": run_cli([REF, *SYSTEMS, "--paired-ar", "-parn", "50", "-f", fmt]),
+        "rank": run_cli([REF, *SYSTEMS, "-m", "bleu", "ter", "--rank", "-pbsn", "50",
+                         "--segment-scores",
+                         f"COMET={EXAMPLES / 'hyp.seg'},{EXAMPLES / 'hyp2.seg'}", "-f", fmt]),
+        "documents": run_cli([REF, *SYSTEMS, "--docids", str(EXAMPLES / "docids.txt"),
+                              "-f", fmt]),
     }
     for name, result in out.items():
         assert result.exit_code == 0, (name, result.stderr)
@@ -63,7 +68,8 @@ def test_latex_escapes_and_comments() -> None:
 def test_markdown_keeps_signatures_in_markdown() -> None:
     for name, body in tables("markdown").items():
         lines = body.splitlines()
-        assert lines[0].startswith("|"), name
+        assert lines[0].startswith("|") or (name == "rank" and lines[0].startswith("**")), name
+        assert any(line.startswith("|--") or line.startswith("|:-") for line in lines), name
         signature_lines = [line for line in lines if "nrefs:" in line]
         assert signature_lines and all(line.startswith("- ") and "`nrefs:" in line
                                        for line in signature_lines), name
@@ -173,3 +179,33 @@ def test_single_system_json_round_trips_through_the_result_schema(tmp_path) -> N
         assert record.signature.startswith("nrefs:1|bs:20|seed:12345|")
         assert record.mean is not None and record.ci is not None and record.ci > 0
         assert record.system == "" and record.test == ""
+
+
+def test_readme_worked_example_runs_and_its_latex_compiles(tmp_path) -> None:
+    """The README's segment-scores example, command by command, from the repository root."""
+    import re
+    import shlex
+
+    from tests.conftest import ROOT, run_subprocess
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## External segment metrics"):text.index("## Named test sets")]
+    block = section[section.index("```bash") + 7:section.index("```", section.index("```bash") + 7)]
+    commands = [line for line in re.sub(r"\\\n\s*", " ", block).splitlines()
+                if line.strip() and not line.lstrip().startswith("#")]
+    assert len(commands) == 2
+    for command in commands:
+        argv = shlex.split(command.split(">")[0])
+        assert argv[0] == "bleucli"
+        proc = run_subprocess(argv[1:], cwd=ROOT)
+        assert proc.returncode == 0, proc.stderr
+        output = proc.stdout.decode()
+    assert "corr:holm" in output and "\\toprule" in output
+    if shutil.which("pdflatex"):
+        (tmp_path / "r.tex").write_text("\\documentclass{article}\\usepackage{booktabs}"
+                                        "\\begin{document}\n" + output +
+                                        "\n\\end{document}\n", encoding="utf-8")
+        done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
+                               "r.tex"], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stdout[-2000:]
