@@ -184,6 +184,27 @@ def _from_row(row: dict[str, Any], where: str,
     return records
 
 
+def _from_ranking(data: dict[str, Any], path: str) -> list[ScoreRecord]:
+    """``bleucli --rank -f json``: per metric, its signature and each system's score and
+    interval."""
+    records = []
+    for metric, entry in data["metrics"].items():
+        where = f"{path}: {metric}"
+        if not isinstance(entry, dict):
+            raise InputError(f"{where}: should be an object with 'signature' and 'systems'")
+        signature = _text(entry.get("signature", ""), where, "'signature'")
+        for k, row in enumerate(_list(entry.get("systems"), where, "'systems'"), 1):
+            row_where = f"{where}, system {k}"
+            if not isinstance(row, dict) or "system" not in row or "score" not in row:
+                raise InputError(f"{row_where}: needs 'system' and 'score'")
+            records.append(ScoreRecord(
+                metric=metric, score=_number(row["score"], row_where, "'score'"),  # type: ignore[arg-type]
+                signature=signature, system=_text(row["system"], row_where, "'system'"),
+                mean=_number(row.get("mean"), row_where, "'mean'", optional=True),
+                ci=_number(row.get("ci"), row_where, "'ci'", optional=True), where=row_where))
+    return records
+
+
 def _from_report(data: dict[str, Any], path: str) -> list[ScoreRecord]:
     """``bleucli report -f json``: systems with (test, metric, score) and signatures."""
     signatures: dict[tuple[str, str], str] = {}
@@ -224,7 +245,10 @@ def _list(value: Any, path: str, what: str) -> list:
 def parse_results(data: Any, path: str) -> list[ScoreRecord]:
     """Validate a parsed JSON result document into score records (see the module doc)."""
     hint = "write one with `bleucli REF -i HYP` (JSON is the default format)"
-    if isinstance(data, dict) and isinstance(data.get("systems"), list):
+    if isinstance(data, dict) and isinstance(data.get("metrics"), dict) \
+            and data.get("correction") is not None:
+        records = _from_ranking(data, path)
+    elif isinstance(data, dict) and isinstance(data.get("systems"), list):
         if "samples" in data or isinstance(data.get("signatures"), dict):  # paired tests
             signatures = data.get("signatures") or {}
             if not isinstance(signatures, dict) or not all(

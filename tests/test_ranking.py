@@ -199,3 +199,16 @@ def test_rank_with_approximate_randomisation_uses_that_test() -> None:
     assert ranking.p_values["a", "b"] == pytest.approx(
         paired_randomization(metric, rows[0], rows[1], 100, 3).p_value)
     assert bleucli.BLEU().higher_is_better and not bleucli.TER().higher_is_better
+
+
+def test_report_and_gate_read_the_ranking_json(tmp_path) -> None:
+    ref = str(EXAMPLES / "ref.de")
+    args = [ref, "-i", f"a:{EXAMPLES / 'hyp.de'}", f"b:{EXAMPLES / 'hyp2.de'}", "--rank",
+            "-m", "bleu", "-pbsn", "60", "-f", "json"]
+    path = tmp_path / "rank.json"
+    path.write_text(run_cli(args).stdout, encoding="utf-8")
+    report = run_cli(["report", str(path), "-f", "tsv"])
+    assert report.exit_code == 0, report.stderr
+    assert any(line.split("\t")[0].strip() == "rank: a" for line in report.stdout.splitlines())
+    gate = run_cli(["gate", str(path), "--baseline", str(path)])
+    assert gate.exit_code == 0 and "a: BLEU" in gate.stdout
