@@ -212,3 +212,11 @@ def test_report_and_gate_read_the_ranking_json(tmp_path) -> None:
     assert any(line.split("\t")[0].strip() == "rank: a" for line in report.stdout.splitlines())
     gate = run_cli(["gate", str(path), "--baseline", str(path)])
     assert gate.exit_code == 0 and "a: BLEU" in gate.stdout
+
+
+def test_modes_that_cannot_combine_are_refused() -> None:
+    ref, hyp = str(EXAMPLES / "ref.de"), str(EXAMPLES / "hyp.de")
+    result = run_cli([ref, "-i", hyp, ref, "--rank", "-sl"])
+    assert result.exit_code == 1 and "separate modes" in result.stderr
+    result = run_cli([ref, "-i", hyp, ref, "--docids", str(EXAMPLES / "docids.txt"), "-pbs"])
+    assert result.exit_code == 1 and "separate modes" in result.stderr

@@ -275,6 +275,14 @@ def run(options: Options) -> str:
     testset_fields = {"test": options.test_set, "lang": options.language_pair
                       if options.test_set else None,
                       "origlang": options.origlang, "subset": options.subset}
+    modes = [name for name, on in (("--sentence-level", options.sentence_level),
+                                   ("--rank", options.rank),
+                                   ("--docids", options.docids is not None),
+                                   ("--paired-bs/--paired-ar",
+                                    (options.paired_bs or options.paired_ar) and not options.rank))
+             if on]
+    if len(modes) > 1:
+        raise ConfigError(f"{' and '.join(modes)} are separate modes; run them one at a time")
     if options.sentence_level and not options.emit_stats:
         if options.confidence:
             raise ConfigError("confidence intervals are unavailable with --sentence-level")
