@@ -128,25 +128,75 @@ static int load(PyObject *text, Buffer *b) {
         return n;                                                                          \
     }                                                                                      \
                                                                                            \
-    static PyObject *NAME(PyObject *text) {                                                \
+    /* Rules 1-4 and the whitespace normalisation in one pass, valid when no two of '.'  \
+       and ',' are adjacent (the sequential substitutions then agree with it): a symbol of  \
+       rule 1 is a token; '.'/',' is one unless both neighbours are digits (the padding     \
+       spaces are not); '-' is one after a digit. Neighbours are those of the input: rule 1 \
+       never separates a digit from its neighbour. */                                      \
+    static PyObject *NAME##_fused(const T *in, Py_ssize_t len, T *out) {                   \
+        Py_ssize_t m = 0;                                                                  \
+        int pending = 0;                                                                   \
+        for (Py_ssize_t i = 0; i < len; i++) {                                             \
+            T c = in[i];                                                                   \
+            int alone;                                                                     \
+            if (Py_UNICODE_ISSPACE(c)) {                                                   \
+                pending = m > 0;                                                           \
+                continue;                                                                  \
+            }                                                                              \
+            if (c >= 128)                                                                  \
+                alone = 0;                                                                 \
+            else if (is_period_comma(c))                                                   \
+                alone = !(i > 0 && is_digit(in[i - 1]) && i + 1 < len &&                   \
+                          is_digit(in[i + 1]));                                            \
+            else if (c == '-')                                                             \
+                alone = i > 0 && is_digit(in[i - 1]);                                      \
+            else                                                                           \
+                alone = is_split_symbol(c);                                                \
+            if (alone) {                                                                   \
+                if (m > 0)                                                                 \
+                    out[m++] = ' ';                                                        \
+                out[m++] = c;                                                              \
+                pending = 1;                                                               \
+                continue;                                                                  \
+            }                                                                              \
+            if (pending) {                                                                 \
+                out[m++] = ' ';                                                            \
+                pending = 0;                                                               \
+            }                                                                              \
+            out[m++] = c;                                                                  \
+        }                                                                                  \
+        return PyUnicode_FromKindAndData(KIND, out, m);                                    \
+    }                                                                                      \
+                                                                                           \
+    /* bufs/caps: two scratch buffers the caller owns (reused across a list's lines) */   \
+    static PyObject *NAME##_in(PyObject *text, T **bufs, Py_ssize_t *caps) {                \
         Py_ssize_t n = PyUnicode_GET_LENGTH(text);                                         \
         if (n < 0) /* never: tells the compiler memcpy's size is not negative */           \
             n = 0;                                                                         \
         const T *src = (const T *)PyUnicode_DATA(text);                                    \
-        T *bufs[2] = {NULL, NULL};                                                         \
-        Py_ssize_t caps[2] = {0, 0};                                                       \
         PyObject *result = NULL;                                                           \
         int cur = 0;                                                                       \
         Py_ssize_t len = n, m, i;                                                          \
         if (NAME##_reserve(&bufs[0], &caps[0], n + 2) < 0 ||                              \
             NAME##_reserve(&bufs[1], &caps[1], n + 2) < 0)                                 \
             goto done;                                                                     \
-        memcpy(bufs[0], src, (size_t)n * sizeof(T));                                       \
-        int has_lt = 0, has_nl = 0, has_amp = 0;                                           \
-        for (i = 0; i < len; i++) {                                                        \
-            has_lt |= bufs[0][i] == '<';                                                   \
-            has_nl |= bufs[0][i] == '\n';                                                  \
+        int has_lt = 0, has_nl = 0, has_amp = 0, adjacent = 0;                             \
+        for (i = 0; i < n; i++) {                                                          \
+            T c = src[i];                                                                  \
+            has_lt |= c == '<';                                                            \
+            has_nl |= c == '\n';                                                           \
+            has_amp |= c == '&';                                                           \
+            adjacent |= i + 1 < n && is_period_comma(c) && is_period_comma(src[i + 1]);    \
         }                                                                                  \
+        if (!has_lt && !has_nl && !has_amp && !adjacent) {                                 \
+            /* the common case: every rule in one pass over the line itself */             \
+            if (NAME##_reserve(&bufs[1], &caps[1], 3 * n + 3) < 0)                         \
+                goto done;                                                                 \
+            result = NAME##_fused(src, n, bufs[1]);                                        \
+            goto done;                                                                     \
+        }                                                                                  \
+        memcpy(bufs[0], src, (size_t)n * sizeof(T));                                       \
+        has_amp = 0;                                                                       \
         if (has_lt || has_nl) {                                                            \
             len = NAME##_replace(bufs[cur], len, bufs[1 - cur], "<skipped>", "");          \
             cur = 1 - cur;                                                                 \
@@ -240,6 +290,13 @@ static int load(PyObject *text, Buffer *b) {
             result = PyUnicode_FromKindAndData(KIND, out, m);                              \
         }                                                                                  \
     done:                                                                                  \
+        return result;                                                                     \
+    }                                                                                      \
+                                                                                           \
+    static PyObject *NAME(PyObject *text) {                                                \
+        T *bufs[2] = {NULL, NULL};                                                         \
+        Py_ssize_t caps[2] = {0, 0};                                                       \
+        PyObject *result = NAME##_in(text, bufs, caps);                                    \
         PyMem_Free(bufs[0]);                                                               \
         PyMem_Free(bufs[1]);                                                               \
         return result;                                                                     \
@@ -829,14 +886,33 @@ static PyObject *tokenize_13a_many(PyObject *self, PyObject *arg) {
     PyObject *out = PyList_New(n);
     if (out == NULL)
         return NULL;
+    /* one pair of scratch buffers per string width, reused by every line */
+    Py_UCS1 *b1[2] = {NULL, NULL};
+    Py_UCS2 *b2[2] = {NULL, NULL};
+    Py_UCS4 *b4[2] = {NULL, NULL};
+    Py_ssize_t c1[2] = {0, 0}, c2[2] = {0, 0}, c4[2] = {0, 0};
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *line = tokenize_13a(self, PyList_GET_ITEM(arg, i));
+        PyObject *text = PyList_GET_ITEM(arg, i), *line;
+        if (!PyUnicode_Check(text)) {
+            PyErr_SetString(PyExc_TypeError, "tokenize_13a() takes a str");
+            line = NULL;
+        } else if (PyUnicode_KIND(text) == PyUnicode_1BYTE_KIND) {
+            line = tokenize_13a_ucs1_in(text, b1, c1);
+        } else if (PyUnicode_KIND(text) == PyUnicode_2BYTE_KIND) {
+            line = tokenize_13a_ucs2_in(text, b2, c2);
+        } else {
+            line = tokenize_13a_ucs4_in(text, b4, c4);
+        }
         if (line == NULL) {
-            Py_DECREF(out);
-            return NULL;
+            Py_CLEAR(out);
+            break;
         }
         PyList_SET_ITEM(out, i, line);
     }
+    PyMem_Free(b1[0]); PyMem_Free(b1[1]);
+    PyMem_Free(b2[0]); PyMem_Free(b2[1]);
+    PyMem_Free(b4[0]); PyMem_Free(b4[1]);
+    (void)self;
     return out;
 }
 

@@ -8,20 +8,28 @@ scoring. Signatures and score objects mirror SacreBLEU 2.x's so outputs are inte
 from __future__ import annotations
 
 import gc
-import json
-import logging
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Any
 
 from bleucli.errors import InputError
 from bleucli.native import native as _NATIVE
 from bleucli.version import __version__
 
-logger = logging.getLogger("bleucli")
+
+class _Logger:
+    """``logging.getLogger("bleucli")``, imported on the first message: most runs log
+    nothing, and ``logging`` costs the first score of a process a few milliseconds."""
+
+    def __getattr__(self, name: str) -> Any:
+        import logging
+
+        return getattr(logging.getLogger("bleucli"), name)
+
+
+logger: Any = _Logger()
 
 #: The value of the ``version:`` signature field: it names the tool, not only a number.
 VERSION_FIELD = f"bleucli-{__version__}"
@@ -29,17 +37,33 @@ VERSION_FIELD = f"bleucli-{__version__}"
 Number = int | float
 
 
-@dataclass
 class Stats:
     """Summed sufficient statistics of some sentences under one metric configuration.
 
     ``config`` is the metric's signature without volatile fields; adding statistics
     computed under different configurations is refused, because the sum would be meaningless.
+    (A plain class with a dataclass's ``__init__``/``__eq__``/``__repr__``: importing
+    ``dataclasses`` costs the first score of a process several milliseconds.)
     """
 
-    config: str
-    values: list[Number]
-    n_sentences: int = 1
+    __slots__ = ("config", "values", "n_sentences")
+
+    def __init__(self, config: str, values: list[Number], n_sentences: int = 1) -> None:
+        self.config = config
+        self.values = values
+        self.n_sentences = n_sentences
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.config, self.values, self.n_sentences) == \
+            (other.config, other.values, other.n_sentences)  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment] # mutable, as a dataclass
+
+    def __repr__(self) -> str:
+        return (f"Stats(config={self.config!r}, values={self.values!r}, "
+                f"n_sentences={self.n_sentences!r})")
 
     def __add__(self, other: Stats) -> Stats:
         if not isinstance(other, Stats):
@@ -163,6 +187,8 @@ class Score:
             for pair in signature.split("|") if signature else []:
                 key, value = pair.split(":", 1)
                 record[key] = value
+            import json
+
             return json.dumps(record, indent=1, ensure_ascii=False)
         return line
 
@@ -248,13 +274,17 @@ def check_corpus_args(owner: str, hypotheses: Any, references: Any) -> None:
                     f"at least one")
 
 
-@dataclass
 class ReferenceCache:
-    """Per-sentence reference information and how many references each sentence has."""
+    """Per-sentence reference information and how many references each sentence has
+    (``num_refs`` is -1 when the count varies between sentences: ``nrefs:var``)."""
 
-    infos: list[Any]
-    num_refs: int  # -1 when the count varies between sentences ("nrefs:var")
-    extra: dict[str, Any] = field(default_factory=dict)
+    __slots__ = ("infos", "num_refs", "extra")
+
+    def __init__(self, infos: list[Any], num_refs: int,
+                 extra: dict[str, Any] | None = None) -> None:
+        self.infos = infos
+        self.num_refs = num_refs
+        self.extra = {} if extra is None else extra
 
 
 #: Below this many sentences the per-sentence loop is faster than array set-up.
