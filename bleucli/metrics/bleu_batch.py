@@ -51,26 +51,43 @@ class _Side:
         without a token list per sentence: one ``split`` of the joined text gives every
         token (a space between sentences cannot join two tokens), per-sentence splits only
         their counts; ids come from one ``dict.fromkeys`` over all tokens (C loops)."""
-        lengths, flats, present = [], [], []
+        flats, present, counts = [], [], []
         for texts in streams:
             present.append(np.array([t is not None for t in texts], dtype=bool))
             strings = [t or "" for t in texts]
-            lengths.append(np.fromiter(map(len, map(str.split, strings)), dtype=np.int64,
-                                       count=len(strings)))
-            flats.append(" ".join(strings).split())
+            counts.append(len(strings))
+            # sentences joined around a separator token: one split for the whole stream
+            flats.append(_SEPARATED.join(strings).split())
         vocabulary = dict.fromkeys(chain.from_iterable(flats))
         vocabulary.update(zip(vocabulary, range(len(vocabulary))))
+        separator = vocabulary.get(_SEPARATOR, -1)
         sides = []
-        for flat, length, mask in zip(flats, lengths, present):
+        for flat, mask, count, texts in zip(flats, present, counts, streams):
             ids = np.fromiter(map(vocabulary.__getitem__, flat), dtype=np.int64,
                               count=len(flat))
-            sides.append(cls(ids, length, mask))
+            cuts = np.flatnonzero(ids == separator)
+            if len(cuts) == max(count - 1, 0):
+                lengths = np.diff(np.concatenate(([-1], cuts, [len(ids)]))) - 1 \
+                    if count else np.zeros(0, dtype=np.int64)
+                ids = np.delete(ids, cuts)
+            else:  # a sentence holds the separator as a token: count them one by one
+                lengths = np.fromiter((len(t.split()) if t else 0 for t in texts),
+                                      dtype=np.int64, count=count)
+                tokens = [token for t in texts if t for token in t.split()]
+                ids = np.fromiter(map(vocabulary.__getitem__, tokens), dtype=np.int64,
+                                  count=len(tokens))
+            sides.append(cls(ids, lengths, mask))
         return sides
 
     def valid(self, order: int):
         """Token positions where an n-gram of ``order`` starts."""
         return self.position + (order - 1) < self.lengths[self.sentence]
 
+
+#: The token placed between sentences when a stream is split in one call; a sentence that
+#: contains it as a token of its own (a lone NUL) takes the slow, exact path.
+_SEPARATOR = "\x00"
+_SEPARATED = f" {_SEPARATOR} "
 
 #: Polynomial n-gram ids are used while ``sentences * n_grams`` stays below this.
 _KEY_LIMIT = 1 << 62
