@@ -335,6 +335,113 @@ def merge_command(shards: tuple[str, ...], fmt: str | None, width: int, score_on
     click.echo(run(MergeRequest(list(shards), fmt, check_width(width), score_only, short)))
 
 
+def _analysis_options(function):
+    """The loading options ``analyze`` and ``plot`` share with the scoring command."""
+    for decorator in reversed([
+        click.argument("refs", nargs=-1, metavar="[REFS]..."),
+        click.option("-i", "--input", "inputs", multiple=True, metavar="FILE",
+                     help="System outputs (repeat, or several after one -i); the first is "
+                          "the baseline. NAME:FILE names a system."),
+        click.option("-m", "--metrics", multiple=True, metavar="NAME",
+                     help="Metrics: bleu, chrf, ter (default: bleu chrf)."),
+        click.option("-t", "--test-set", help="Named test set instead of reference files."),
+        click.option("-l", "--language-pair", metavar="SRC-TRG", help="Its language pair."),
+        click.option("-tok", "--tokenize", metavar="NAME",
+                     help="BLEU tokenizer, also the word tokenizer of the word analyses."),
+        click.option("-lc", "--lowercase", is_flag=True, help="Case-insensitive BLEU/words."),
+        click.option("-cw", "--chrf-word-order", type=int, default=0, show_default=True,
+                     help="chrF word n-gram order (2 = chrF++)."),
+        click.option("--segment-scores", multiple=True, metavar="NAME=FILE,...",
+                     help="External segment scores as a metric (see bleucli --help)."),
+        click.option("--docids", metavar="FILE|testset",
+                     help="Document ids: per-document scores."),
+        click.option("-nr", "--num-refs", type=int, default=1, show_default=True,
+                     help="Tab-separated references per line."),
+        click.option("-e", "--encoding", default="utf-8", show_default=True,
+                     help="Encoding of input files."),
+        click.option("-w", "--width", type=int, default=1, show_default=True,
+                     help="Decimal places of scores (0-30)."),
+        click.option("-q", "--quiet", is_flag=True, help="No progress bar."),
+    ]):
+        function = decorator(function)
+    return function
+
+
+def _analysis_request(params: dict[str, Any], fmt: str) -> Any:
+    from bleucli import progress
+    from bleucli.commands.request import Options
+
+    metrics = tuple(m.lower() for m in params["metrics"]) or ("bleu", "chrf")
+    explicit = {"width"} if params["width"] != 1 else set()
+    options = Options(refs=params["refs"], inputs=params["inputs"], metrics=metrics,
+                      test_set=params["test_set"], language_pair=params["language_pair"],
+                      num_refs=params["num_refs"], encoding=params["encoding"],
+                      width=check_width(params["width"]), fmt=fmt, quiet=params["quiet"],
+                      segment_scores=params["segment_scores"], docids=params["docids"],
+                      explicit=explicit,
+                      bleu={"tokenize": params["tokenize"], "lowercase": params["lowercase"],
+                            "force": True},
+                      chrf={"word_order": params["chrf_word_order"]})
+    for name in metrics:
+        from bleucli.metrics import metric_class
+
+        metric_class(name)
+    _configure_logging(params["quiet"])
+    progress.configure(params["quiet"])
+    return options
+
+
+@click.command(name="analyze", context_settings={"help_option_names": ["-h", "--help"]})
+@_analysis_options
+@click.option("-s", "--source", metavar="FILE", help="Source sentences (source-length "
+              "buckets, examples).")
+@click.option("--train", metavar="FILE", help="Training-corpus target side: word frequencies "
+              "for the word-accuracy buckets (default: the references).")
+@click.option("--top", type=int, default=10, show_default=True,
+              help="N-grams per order and direction, and examples per direction.")
+@click.option("--example-metric", metavar="NAME",
+              help="Sentence-level metric for score bands and examples (default: BLEU).")
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "markdown", "latex", "json"]),
+              default="text", show_default=True, help="Output format.")
+@click.option("--html", "html_path", metavar="FILE",
+              help="Also write a self-contained HTML report (figures with bleucli[plot]).")
+def analyze_command(source: str | None, train: str | None, top: int,
+                    example_metric: str | None, fmt: str, html_path: str | None,
+                    **params: Any) -> None:
+    """Where systems differ: scores by reference/source length, sentence-score bands, word
+    accuracy by frequency, n-gram differences, examples, per-document and per-origlang
+    tables; every table with its signature.
+
+    \b
+      bleucli analyze ref.de -i base.de new.de -s src.en --html report.html
+    """
+    from bleucli.commands.analyze import analyze
+    from bleucli.commands.request import check_range
+
+    check_range("--top", top, 1, 10_000)
+    options = _analysis_request(params, fmt)
+    click.echo(analyze(options, source, train, top, example_metric, html_path))
+
+
+@click.command(name="plot", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("kind", type=click.Choice(["scores", "bootstrap", "buckets"]))
+@_analysis_options
+@click.option("-o", "--output", required=True, metavar="FILE",
+              help="Figure file: .pdf, .png or .svg.")
+@click.option("--metric", "metric_name", metavar="NAME", help="Metric to plot (default BLEU).")
+def plot_command(kind: str, output: str, metric_name: str | None, **params: Any) -> None:
+    """Figures for papers (needs bleucli[plot]): scores per system with 95% intervals, the
+    bootstrap distribution of the first two systems' difference, or scores by reference
+    length.
+
+    \b
+      bleucli plot scores ref.de -i a.de b.de -o scores.pdf
+    """
+    from bleucli.commands.analyze import plot
+
+    click.echo(plot(_analysis_request(params, "text"), kind, output, metric_name), err=True)
+
+
 def check_width(width: int) -> int:
     from bleucli.commands.request import check_range
 
@@ -362,7 +469,8 @@ def _stats_main(args: list[str]) -> list[str]:
     return ["--emit-stats", *args]
 
 
-SUBCOMMANDS = {"report": report_command, "gate": gate_command, "merge": merge_command}
+SUBCOMMANDS = {"report": report_command, "gate": gate_command, "merge": merge_command,
+               "analyze": analyze_command, "plot": plot_command}
 
 
 def _configure_logging(quiet: bool) -> None:
@@ -413,7 +521,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         selected, prog, args = SUBCOMMANDS[args[0]], f"bleucli {args[0]}", args[1:]
     try:
         args = expand_prefixes(args, selected)
-        returned = selected.main(expand_variadic(args) if selected is command else args,
+        variadic = selected in (command, analyze_command, plot_command)
+        returned = selected.main(expand_variadic(args) if variadic else args,
                                  prog_name=prog, standalone_mode=False)
         if isinstance(returned, int) and returned:  # click returns Exit codes here
             sys.exit(returned)

@@ -1,0 +1,55 @@
+"""An analysis as text, Markdown, LaTeX or JSON: every table with its signature lines."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from bleucli.analysis.compute import Analysis, Comparison, Table
+
+FORMATS = ("text", "markdown", "latex", "json")
+
+
+def cell(value: Any, width: int) -> str:
+    if isinstance(value, float):
+        return f"{value:.{width}f}"
+    return str(value)
+
+
+def render(analysis: Analysis, fmt: str, width: int) -> str:
+    if fmt == "json":
+        return json.dumps(analysis.record(), indent=1, ensure_ascii=False)
+    parts = [render_table(table, fmt, width) for table in analysis.tables]
+    parts += [render_examples(c, fmt, width) for c in analysis.comparisons]
+    return "\n\n".join(parts)
+
+
+def render_table(table: Table, fmt: str, width: int) -> str:
+    from bleucli.formats import notes
+    from bleucli.formats import table as tabulated
+
+    body = tabulated(table.cells(width), table.headers, fmt)
+    title = {"markdown": f"### {table.title}\n\n", "latex": f"% {table.title}\n"}.get(
+        fmt, f"{table.title}\n")
+    remarks = [table.note] if table.note else []
+    return title + body + "\n" + notes("Signatures:", table.signatures, fmt, remarks)
+
+
+def render_examples(comparison: Comparison, fmt: str, width: int) -> str:
+    from bleucli.formats import table as tabulated
+
+    blocks = []
+    for label, chosen in ((comparison.baseline, comparison.better_baseline),
+                          (comparison.system, comparison.better_system)):
+        rows = []
+        for e in chosen:
+            scores = ", ".join(f"{name} {value:.{width}f}" for name, value in e.scores.items())
+            texts = [f"src: {e.source}"] if e.source is not None else []
+            texts += [f"ref: {r}" for r in e.references]
+            texts += [f"{name}: {text}" for name, text in e.outputs.items()]
+            rows.append([str(e.line), scores, " | ".join(texts)])
+        title = (f"Lines where {label} scores higher ({comparison.metric}, sentence level): "
+                 f"{comparison.baseline} vs {comparison.system}")
+        title = {"markdown": f"### {title}\n\n", "latex": f"% {title}\n"}.get(fmt, f"{title}\n")
+        blocks.append(title + tabulated(rows, ["Line", "Scores", "Texts"], fmt))
+    return "\n\n".join(blocks)
