@@ -76,6 +76,8 @@ def expand_variadic(argv: Sequence[str]) -> list[str]:
            "             bleucli gate CURRENT.json --baseline BASE.json   (CI regression gate)\n"
            "             bleucli stats REFS -i HYP ... > shard.json       (mergeable statistics)\n"
            "             bleucli merge shard*.json                         (their corpus score)\n"
+           "             bleucli analyze REFS -i A B --html report.html   (where systems differ)\n"
+           "             bleucli plot scores REFS -i A B -o scores.pdf    (figures for papers)\n"
            "Run `bleucli SUBCOMMAND --help` for each one's options.\n"
            "\b\nEnvironment: BLEUCLI_FORMAT (default -f), BLEUCLI_SEED (resampling seed, or "
            "'none'),\n"
@@ -346,6 +348,9 @@ def _analysis_options(function):
                      help="Metrics: bleu, chrf, ter (default: bleu chrf)."),
         click.option("-t", "--test-set", help="Named test set instead of reference files."),
         click.option("-l", "--language-pair", metavar="SRC-TRG", help="Its language pair."),
+        click.option("--testsets-file", "testsets_files", multiple=True, metavar="FILE",
+                     help="Extra test-set registry (JSON); repeatable."),
+        click.option("--offline", is_flag=True, help="Never use the network."),
         click.option("-tok", "--tokenize", metavar="NAME",
                      help="BLEU tokenizer, also the word tokenizer of the word analyses."),
         click.option("-lc", "--lowercase", is_flag=True, help="Case-insensitive BLEU/words."),
@@ -378,6 +383,7 @@ def _analysis_request(params: dict[str, Any], fmt: str) -> Any:
                       num_refs=params["num_refs"], encoding=params["encoding"],
                       width=check_width(params["width"]), fmt=fmt, quiet=params["quiet"],
                       segment_scores=params["segment_scores"], docids=params["docids"],
+                      testsets_files=params["testsets_files"], offline=params["offline"],
                       explicit=explicit,
                       bleu={"tokenize": params["tokenize"], "lowercase": params["lowercase"],
                             "force": True},

@@ -303,3 +303,26 @@ def test_errors_are_one_line(tmp_path, monkeypatch) -> None:
     result = run_cli(["plot", "scores", REF, "-i", str(EXAMPLES / "hyp.de"), "-o",
                       str(tmp_path / "x.png")])
     assert result.exit_code == 1 and "pip install 'bleucli[plot]'" in result.stderr
+
+
+def test_readme_analysis_commands_run(tmp_path) -> None:
+    """The README's analyze/plot commands, as written, from the repository root (outputs
+    redirected into a temporary folder)."""
+    import re
+    import shlex
+
+    from tests.conftest import ROOT, run_subprocess
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## Analysis for papers"):]
+    start = section.index("```bash") + 7
+    block = section[start:section.index("```", start)]
+    commands = [line for line in re.sub(r"\\\n\s*", " ", block).splitlines() if line.strip()]
+    assert len(commands) == 2
+    for command in commands:
+        argv = shlex.split(command)[1:]
+        argv = [str(tmp_path / a) if a in ("report.html", "scores.pdf") else a for a in argv]
+        proc = run_subprocess(argv, cwd=ROOT)
+        assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert (tmp_path / "scores.pdf").read_bytes().startswith(b"%PDF")

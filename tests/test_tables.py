@@ -43,7 +43,10 @@ def test_latex_tables_compile(tmp_path) -> None:
     results.write_text(run_cli([REF, "-i", HYP, "-m", "bleu", "chrf"]).stdout)
     report = run_cli(["report", f"sys_1&%:{results}", "-f", "latex"])
     assert report.exit_code == 0
-    bodies = [*tables("latex").values(), report.stdout]
+    analysis = run_cli(["analyze", REF, "-i", f"base_1&%:{HYP}", f"o#2:{REF2}", "-s",
+                        str(EXAMPLES / "src.en"), "--top", "2", "-f", "latex"])
+    assert analysis.exit_code == 0, analysis.stderr
+    bodies = [*tables("latex").values(), report.stdout, analysis.stdout]
     for body in bodies:
         assert "% " in body and "\\toprule" in body
     document = "\n".join(["\\documentclass{article}", "\\usepackage[utf8]{inputenc}",

@@ -271,3 +271,21 @@ def test_docids_testset_scores_each_document(two_sets, tmp_path) -> None:
     plain = run_cli([str(EXAMPLES / "ref.de"), "-i", str(EXAMPLES / "hyp.de"),
                      "--docids", "testset"])
     assert plain.exit_code == 1 and "needs a test set" in plain.stderr
+
+
+def test_analyze_on_a_test_set_has_origlang_and_document_tables(two_sets, tmp_path) -> None:
+    hyp = tmp_path / "hyp"
+    hyp.write_text("\n".join(HYPOTHESIS) + "\n")
+    result = run_cli(["analyze", "-t", "a", "-l", "de-en", "-i", str(hyp), "--docids",
+                      "testset", "--testsets-file", str(two_sets), "-m", "bleu", "-f", "json"])
+    assert result.exit_code == 0, result.stderr
+    tables = {t["key"]: t for t in json.loads(result.stdout)["tables"]}
+    keep = [doc for doc, (_, _, _, n) in enumerate(DOCS) for _ in range(n)]
+    for lang in ("de", "en"):
+        lines = [i for i, doc in enumerate(keep) if DOCS[doc][1] == lang]
+        row = next(r for r in tables["origlang"]["rows"] if r[0] == lang)
+        expected = sacrebleu.BLEU().corpus_score([HYPOTHESIS[i] for i in lines],
+                                                 [[REFERENCE[i] for i in lines]])
+        assert row[1] == len(lines) and row[2] == pytest.approx(expected.score)
+    assert [r[0] for r in tables["documents"]["rows"]] == [d[0] for d in DOCS]
+    assert "|test:a|lang:de-en|" in tables["overview"]["signatures"][0]
