@@ -70,6 +70,25 @@ static inline int is_split_symbol(Py_UCS4 c) {
 
 static inline int is_period_comma(Py_UCS4 c) { return c == '.' || c == ','; }
 
+/* The zh tokeniser's character ranges, as SacreBLEU compares them (bleucli/tokenizers/zh.py
+   explains the two mis-escaped ranges, U+2001..U+2A6D and U+2F81..U+2FA1). */
+static const Py_UCS4 ZH_RANGES[][2] = {
+    {0x3400, 0x4db5}, {0x4e00, 0x9fa5}, {0x9fa6, 0x9fbb}, {0xf900, 0xfa2d}, {0xfa30, 0xfa6a},
+    {0xfa70, 0xfad9}, {0x2001, 0x2a6d}, {0x2f81, 0x2fa1}, {0xff00, 0xffef}, {0x2e80, 0x2eff},
+    {0x3000, 0x303f}, {0x31c0, 0x31ef}, {0x2f00, 0x2fdf}, {0x2ff0, 0x2fff}, {0x3100, 0x312f},
+    {0x31a0, 0x31bf}, {0xfe10, 0xfe1f}, {0xfe30, 0xfe4f}, {0x2600, 0x26ff}, {0x2700, 0x27bf},
+    {0x3200, 0x32ff}, {0x3300, 0x33ff},
+};
+
+static inline int is_zh_char(Py_UCS4 c) {
+    if (c < 0x2001 || c > 0xffef)
+        return 0;
+    for (size_t k = 0; k < sizeof ZH_RANGES / sizeof ZH_RANGES[0]; k++)
+        if (ZH_RANGES[k][0] <= c && c <= ZH_RANGES[k][1])
+            return 1;
+    return 0;
+}
+
 static int load(PyObject *text, Buffer *b) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     b->len = 0;
@@ -133,7 +152,9 @@ static int load(PyObject *text, Buffer *b) {
        rule 1 is a token; '.'/',' is one unless both neighbours are digits (the padding     \
        spaces are not); '-' is one after a digit. Neighbours are those of the input: rule 1 \
        never separates a digit from its neighbour. */                                      \
-    static PyObject *NAME##_fused(const T *in, Py_ssize_t len, T *out) {                   \
+    /* zh: CJK characters are tokens too, and the line is not padded, so a '.'/',' at an \
+       end is split only by the neighbour it has (rule 2 needs one before, rule 3 after) */ \
+    static PyObject *NAME##_fused(const T *in, Py_ssize_t len, T *out, int zh) {           \
         Py_ssize_t m = 0;                                                                  \
         int pending = 0;                                                                   \
         for (Py_ssize_t i = 0; i < len; i++) {                                             \
@@ -144,7 +165,10 @@ static int load(PyObject *text, Buffer *b) {
                 continue;                                                                  \
             }                                                                              \
             if (c >= 128)                                                                  \
-                alone = 0;                                                                 \
+                alone = zh && is_zh_char((Py_UCS4)c);                                      \
+            else if (is_period_comma(c) && zh)                                             \
+                alone = (i > 0 && !is_digit(in[i - 1])) ||                                 \
+                        (i + 1 < len && !is_digit(in[i + 1]));                             \
             else if (is_period_comma(c))                                                   \
                 alone = !(i > 0 && is_digit(in[i - 1]) && i + 1 < len &&                   \
                           is_digit(in[i + 1]));                                            \
@@ -192,7 +216,7 @@ static int load(PyObject *text, Buffer *b) {
             /* the common case: every rule in one pass over the line itself */             \
             if (NAME##_reserve(&bufs[1], &caps[1], 3 * n + 3) < 0)                         \
                 goto done;                                                                 \
-            result = NAME##_fused(src, n, bufs[1]);                                        \
+            result = NAME##_fused(src, n, bufs[1], 0);                                     \
             goto done;                                                                     \
         }                                                                                  \
         memcpy(bufs[0], src, (size_t)n * sizeof(T));                                       \
@@ -290,6 +314,27 @@ static int load(PyObject *text, Buffer *b) {
             result = PyUnicode_FromKindAndData(KIND, out, m);                              \
         }                                                                                  \
     done:                                                                                  \
+        return result;                                                                     \
+    }                                                                                      \
+                                                                                           \
+    /* zh in one pass, or None when two of '.' and ',' are adjacent (Python then runs    \
+       the sequential rules) */                                                             \
+    static PyObject *NAME##_zh(PyObject *text) {                                           \
+        Py_ssize_t n = PyUnicode_GET_LENGTH(text), start = 0;                              \
+        const T *src = (const T *)PyUnicode_DATA(text);                                    \
+        while (start < n && Py_UNICODE_ISSPACE(src[start]))                                \
+            start++;                                                                       \
+        while (n > start && Py_UNICODE_ISSPACE(src[n - 1]))                                \
+            n--;                                                                           \
+        for (Py_ssize_t i = start; i + 1 < n; i++)                                         \
+            if (is_period_comma(src[i]) && is_period_comma(src[i + 1]))                    \
+                Py_RETURN_NONE;                                                            \
+        T *out = NULL;                                                                     \
+        Py_ssize_t cap = 0;                                                                \
+        if (NAME##_reserve(&out, &cap, 3 * (n - start) + 3) < 0)                           \
+            return NULL;                                                                   \
+        PyObject *result = NAME##_fused(src + start, n - start, out, 1);                   \
+        PyMem_Free(out);                                                                   \
         return result;                                                                     \
     }                                                                                      \
                                                                                            \
@@ -970,10 +1015,28 @@ static PyObject *sum_int_rows(PyObject *self, PyObject *arg) {
     return out;
 }
 
+static PyObject *tokenize_zh(PyObject *self, PyObject *arg) {
+    (void)self;
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "tokenize_zh() takes a str");
+        return NULL;
+    }
+    switch (PyUnicode_KIND(arg)) {
+    case PyUnicode_1BYTE_KIND:
+        return tokenize_13a_ucs1_zh(arg);
+    case PyUnicode_2BYTE_KIND:
+        return tokenize_13a_ucs2_zh(arg);
+    default:
+        return tokenize_13a_ucs4_zh(arg);
+    }
+}
+
 /* TER's edit count, in _native_ter.c. */
 PyObject *bleucli_ter_edits(PyObject *self, PyObject *args);
 
 static PyMethodDef methods[] = {
+    {"tokenize_zh", tokenize_zh, METH_O,
+     "The zh tokeniser in one pass, or None where Python must run the sequential rules."},
     {"ter_edits", bleucli_ter_edits, METH_VARARGS,
      "ter_edits(hyp_ids, ref_ids): TER edits including shifts (non-empty reference)."},
     {"tokenize_13a_many", tokenize_13a_many, METH_O, "tokenize_13a over a list of str."},

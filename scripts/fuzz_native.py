@@ -1,6 +1,6 @@
 """Coverage-guided fuzzing of the compiled core with atheris (``pip install atheris``).
 
-Every input (13a tokenisation, BLEU and chrF statistics, TER edit counts, statistic sums) is fed to both
+Every input (13a and zh tokenisation, BLEU and chrF statistics, TER edit counts, statistic sums) is fed to both
 engines; a crash, or any difference from the pure-Python engine
 (the specification), is a finding. Runs for a bounded number of inputs:
 
@@ -19,6 +19,7 @@ with atheris.instrument_imports():
     from bleucli.metrics.chrf import CHRF
     from bleucli.metrics.ter_edit import translation_edit_rate
     from bleucli.tokenizers.mteval import tokenize_13a_python
+    from bleucli.tokenizers.zh import tokenize_zh_python
 
 _METRICS = {order: BLEU(tokenize="none", max_ngram_order=order) for order in range(1, 7)}
 
@@ -27,6 +28,8 @@ def one_input(data: bytes) -> None:
     fdp = atheris.FuzzedDataProvider(data)
     line = fdp.ConsumeUnicodeNoSurrogates(fdp.ConsumeIntInRange(0, 300))
     assert _native.tokenize_13a(line) == tokenize_13a_python(line), repr(line)
+    zh = _native.tokenize_zh(line)
+    assert zh is None or zh == tokenize_zh_python(line), repr(line)
     order = fdp.ConsumeIntInRange(1, 6)
     n_refs = fdp.ConsumeIntInRange(1, 4)
     hyp = fdp.ConsumeUnicodeNoSurrogates(fdp.ConsumeIntInRange(0, 120))

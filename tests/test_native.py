@@ -137,6 +137,28 @@ def test_chrf_stats_rejects_bad_arguments() -> None:
         native.chrf_stats(["a"], [], 6, 0, False)
 
 
+ZH_EDGE = ["中", "文", "。", "，", "\u2014", "\u201c", "\u3000", "\uff0c", "\U00020001", "\u2e80",
+           "\u33ff", "\u3400", ".", ",", "-", "1", "9", " ", "\t", "a", "&", "(", "/", "\u00a0",
+           "\u2028", "é"]
+
+
+@needs_native
+@settings(max_examples=800)
+@given(line=st.lists(st.sampled_from(ZH_EDGE) | st.text(max_size=2), max_size=30).map("".join))
+def test_zh_native_equals_python(line) -> None:
+    """The one-pass zh tokeniser equals the rules applied in turn; it declines (None) only
+    where two of '.' and ',' are adjacent."""
+    from bleucli.tokenizers.zh import TokenizerZh, tokenize_zh_python
+
+    got = native.tokenize_zh(line)
+    stripped = line.strip()
+    adjacent = any(pair in stripped for pair in ("..", ".,", ",.", ",,"))
+    assert (got is None) == adjacent
+    if got is not None:
+        assert got == tokenize_zh_python(line)
+    assert TokenizerZh()(line) == tokenize_zh_python(line)
+
+
 @st.composite
 def ter_pair(draw):
     """A reference and a hypothesis made from it by substitutions, insertions, deletions

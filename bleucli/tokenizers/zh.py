@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from bleucli.native import native as _NATIVE
 from bleucli.tokenizers.base import Tokenizer
 from bleucli.tokenizers.mteval import pad_matches, split_western_punctuation
 
@@ -50,4 +51,13 @@ class TokenizerZh(Tokenizer):
     name = "zh"
 
     def tokenize(self, line: str) -> str:
-        return split_western_punctuation(pad_matches(_CJK_CHAR, line.strip()))
+        if _NATIVE is not None:
+            tokens = _NATIVE.tokenize_zh(line)  # None: adjacent '.'/',' need the rules in turn
+            if tokens is not None:
+                return tokens
+        return tokenize_zh_python(line)
+
+
+def tokenize_zh_python(line: str) -> str:
+    """The pure-Python zh tokeniser (the specification the compiled one matches)."""
+    return split_western_punctuation(pad_matches(_CJK_CHAR, line.strip()))
