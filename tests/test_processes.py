@@ -118,14 +118,19 @@ def test_closed_stdout_with_jobs_ends_the_run(big_corpus) -> None:
     ([], "bleucli: scoring hyp.txt"),  # one system, streamed
     (["-m", "bleu", "chrf", "--paired-bs", "-pbsn", "20"], "bleucli: paired bootstrap"),
     (["-ci", "-cin", "20", "-m", "ter"], "bleucli: scoring with 20 bootstrap resamples"),
+    (["--rank", "-pbsn", "20"], "bleucli: ranking (20 samples)"),
+    (["analyze", "--top", "2"], "bleucli: analysing"),
 ])
 def test_progress_on_a_terminal_only(big_corpus, tmp_path, args, bar) -> None:
     hyp, ref = big_corpus
     small_hyp, small_ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
     small_hyp.write_text("".join(hyp.read_text().splitlines(True)[:3000]))
     small_ref.write_text("".join(ref.read_text().splitlines(True)[:3000]))
-    inputs = [str(small_hyp), str(small_ref)] if "--paired-bs" in args else [str(small_hyp)]
-    command = [sys.executable, "-m", "bleucli", str(small_ref), "-i", *inputs, *args]
+    several = "--paired-bs" in args or "--rank" in args or "analyze" in args
+    inputs = [str(small_hyp), str(small_ref)] if several else [str(small_hyp)]
+    sub = ["analyze"] if args[:1] == ["analyze"] else []
+    command = [sys.executable, "-m", "bleucli", *sub, str(small_ref), "-i", *inputs,
+               *args[len(sub):]]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     quoted = " ".join(shlex.quote(c) for c in command)
     log = tmp_path / "tty.log"
