@@ -326,3 +326,24 @@ def test_readme_analysis_commands_run(tmp_path) -> None:
         assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert (tmp_path / "scores.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_bands_and_examples_of_an_external_metric() -> None:
+    """With a 0..1 segment metric the bands are tenths, and examples rank by its scores."""
+    seg = [str(EXAMPLES / "hyp.seg"), str(EXAMPLES / "hyp2.seg")]
+    result = run_cli(["analyze", REF, "-i", str(EXAMPLES / "hyp.de"), str(EXAMPLES / "hyp2.de"),
+                      "--segment-scores", "COMET=" + ",".join(seg), "--example-metric", "comet",
+                      "--top", "2", "-f", "json"])
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(result.stdout)
+    values = [[float(v) for v in Path(p).read_text().split()] for p in seg]
+    rows = table(document, "bands-COMET")["rows"]
+    assert rows[0][0] == "0-0.1" and rows[-1][0] == "0.9-1"
+    for k in range(2):
+        counts = [0] * 10
+        for v in values[k]:
+            counts[min(int(v * 10), 9)] += 1
+        assert [row[1 + k] for row in rows] == counts
+    best = max(range(len(values[0])), key=lambda i: (values[0][i] - values[1][i], -i))
+    assert document["examples"][0]["metric"] == "COMET"
+    assert document["examples"][0]["better_baseline"][0]["line"] == best + 1

@@ -29,7 +29,6 @@ from bleucli.metrics.base import Metric, sum_rows
 
 LENGTH_EDGES = (10, 20, 30, 40, 50)
 FREQUENCY_EDGES = (1, 2, 3, 4, 5, 10, 100, 1000)
-BAND_WIDTH = 10
 
 
 @dataclass
@@ -209,17 +208,28 @@ def by_buckets(inputs: Inputs, key: str, title: str, lengths: list[int]) -> Tabl
 
 
 def score_bands(inputs: Inputs, key: str) -> Table:
-    labels = [f"{low}-{low + BAND_WIDTH}" for low in range(0, 100, BAND_WIDTH)]
+    """Ten bands over 0..100 (BLEU, chrF, TER), or over 0..1 for an external metric whose
+    scores all lie there (COMET-like); values outside go to the first or last band."""
+    from bleucli.metrics.segment import SegmentScores
+
+    per_system = [inputs.sentence_scores(key, k) for k in range(len(inputs.names))]
+    top = 100.0
+    if isinstance(inputs.metrics[key], SegmentScores) and \
+            all(0.0 <= v <= 1.0 for values in per_system for v in values):
+        top = 1.0
+    width = top / 10
+    labels = [f"{k * width:g}-{(k + 1) * width:g}" for k in range(10)]
     counts = [[0] * len(inputs.names) for _ in labels]
-    for k in range(len(inputs.names)):
-        for value in inputs.sentence_scores(key, k):
-            band = min(int(max(value, 0.0) // BAND_WIDTH), len(labels) - 1)
+    for k, values in enumerate(per_system):
+        for value in values:
+            scaled = value // 10 if top == 100.0 else value * 10  # band number, unclamped
+            band = min(max(int(scaled), 0), len(labels) - 1)
             counts[band][k] += 1
     name = inputs.display[key]
     return Table(f"bands-{name}", f"Lines per sentence-{name} band", ["Band", *inputs.names],
                  [[label, *row] for label, row in zip(labels, counts)],
                  _signatures(inputs, [key]),
-                 f"bands of {BAND_WIDTH} points; the last includes 100" +
+                 f"ten bands from 0 to {top:g}; the last includes {top:g}" +
                  ("; sentence BLEU with effective order" if name == "BLEU" else ""))
 
 
