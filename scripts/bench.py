@@ -170,15 +170,18 @@ limit = int(limit)
 refs = open(ref_path, encoding="utf-8").read().splitlines()[:limit]
 hyps = open(hyp_path, encoding="utf-8").read().splitlines()[:limit]
 module = __import__(tool)
+# the metric class is resolved before timing: SacreBLEU imports every metric with the
+# package, bleucli imports one on first use; both are timed from construction on
+name = {"bleu": "BLEU", "bleu-none": "BLEU", "chrf": "CHRF", "chrf++": "CHRF", "ter": "TER",
+        "sentence-bleu": "BLEU"}[metric]
+cls = getattr(module, name, None)
 start, cpu = time.perf_counter(), time.process_time()
 if tool == "bleuscore":  # its API: per-sentence reference lists; 13a, no smoothing
     score = 100 * module.compute([[r] for r in refs], hyps, 4, False)["bleu"]
 elif metric == "sentence-bleu":  # the loop evaluation scripts write
-    scorer = module.BLEU(effective_order=True)
+    scorer = cls(effective_order=True)
     score = sum(scorer.sentence_score(h, [r]).score for h, r in zip(hyps, refs))
 else:
-    cls = {"bleu": module.BLEU, "bleu-none": module.BLEU, "chrf": module.CHRF,
-           "chrf++": module.CHRF, "ter": module.TER}[metric]
     kwargs = {"bleu-none": {"smooth_method": "none"}, "chrf++": {"word_order": 2}}
     score = cls(**kwargs.get(metric, {})).corpus_score(hyps, [refs]).score
 elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
