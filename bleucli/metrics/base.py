@@ -302,13 +302,17 @@ def use_batch(n_sentences: int, without_numpy: int) -> bool:
 
 
 #: Vectorised engines take a corpus this many sentences at a time: memory stays bounded
-#: (a 200k-line corpus at once held every token list and int64 array together) and the
-#: n-gram ids of a chunk stay small enough to skip a sort.
-BATCH_CHUNK = 16384
+#: (a 200k-line corpus at once held every token list and int64 array together), a chunk's
+#: arrays stay in the CPU caches and its n-gram ids small enough to skip a sort. Measured
+#: on 200k real lines: 16,384 -> 4.4-5.1 s of BLEU statistics, 1,024 -> 2.7-3.0 s, 512 ->
+#: 2.5-2.6 s; chrF 1.7x faster too.
+BATCH_CHUNK = 1024
 
 
-def chunks(n: int, size: int = BATCH_CHUNK) -> list[tuple[int, int]]:
-    """``(start, stop)`` of consecutive slices of ``range(n)``, ``size`` long but the last."""
+def chunks(n: int, size: int | None = None) -> list[tuple[int, int]]:
+    """``(start, stop)`` of consecutive slices of ``range(n)``, ``size`` (default
+    ``BATCH_CHUNK``) long but the last."""
+    size = size or BATCH_CHUNK
     return [(start, min(start + size, n)) for start in range(0, n, size)]
 
 
