@@ -3,17 +3,10 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from bleucli.analysis.compute import Analysis, Comparison, Table
 
 FORMATS = ("text", "markdown", "latex", "json")
-
-
-def cell(value: Any, width: int) -> str:
-    if isinstance(value, float):
-        return f"{value:.{width}f}"
-    return str(value)
 
 
 def render(analysis: Analysis, fmt: str, width: int) -> str:

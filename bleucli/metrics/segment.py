@@ -146,15 +146,20 @@ def _column(header: list[str], column: str | None, path: str) -> int:
     raise InputError(f"{path}: no column {column!r}; columns: {', '.join(header)}")
 
 
+def split_spec(spec: str) -> tuple[str, str | None]:
+    """``FILE.tsv:COLUMN`` -> (``FILE.tsv``, ``COLUMN``); other specs are a path alone."""
+    head, sep, tail = spec.rpartition(":")
+    if sep and head.lower().endswith((".tsv", ".json", ".jsonl")):
+        return head, tail
+    return spec, None
+
+
 def read_scores(spec: str) -> list[float]:
     """Segment scores from ``FILE`` (one number per line), ``FILE.tsv[:COLUMN]`` (a header
     row, the column by name or 1-based number), ``FILE.json[:FIELD]`` (a list of numbers,
     or of objects with FIELD, default ``score``; or an object with a ``scores`` list) or
     ``FILE.jsonl[:FIELD]`` (a number or an object per line)."""
-    path, column = spec, None
-    head, sep, tail = spec.rpartition(":")
-    if sep and head.lower().endswith((".tsv", ".json", ".jsonl")):
-        path, column = head, tail
+    path, column = split_spec(spec)
     text = _read_text(path)
     lower = path.lower()
     if lower.endswith(".tsv"):
@@ -235,8 +240,6 @@ def build(specs: Sequence[str], systems: Sequence[Any], num_refs: int) -> dict[s
                              f"{len(systems)} system(s); give one per -i system, in order")
         metric = SegmentScores(name, num_refs)
         for spec, system in zip(files, systems):
-            metric.bind(system.lines, read_scores(spec), spec.rpartition(":")[0]
-                        if spec.lower().rpartition(":")[0].endswith((".tsv", ".json", ".jsonl"))
-                        else spec)
+            metric.bind(system.lines, read_scores(spec), split_spec(spec)[0])
         metrics[name] = metric
     return metrics
