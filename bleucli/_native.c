@@ -351,19 +351,29 @@ DEFINE_NARROW_13A(tokenize_13a_ucs1, Py_UCS1, PyUnicode_1BYTE_KIND)
 DEFINE_NARROW_13A(tokenize_13a_ucs2, Py_UCS2, PyUnicode_2BYTE_KIND)
 DEFINE_NARROW_13A(tokenize_13a_ucs4, Py_UCS4, PyUnicode_4BYTE_KIND)
 
-static PyObject *tokenize_13a(PyObject *self, PyObject *arg) {
+typedef PyObject *(*ByWidth)(PyObject *);
+
+/* Call the version of a tokeniser for the string's width (one, two or four bytes). */
+static PyObject *by_width(PyObject *arg, const char *name, ByWidth ucs1, ByWidth ucs2,
+                          ByWidth ucs4) {
     if (!PyUnicode_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "tokenize_13a() takes a str");
+        PyErr_Format(PyExc_TypeError, "%s() takes a str", name);
         return NULL;
     }
     switch (PyUnicode_KIND(arg)) {
     case PyUnicode_1BYTE_KIND:
-        return tokenize_13a_ucs1(arg);
+        return ucs1(arg);
     case PyUnicode_2BYTE_KIND:
-        return tokenize_13a_ucs2(arg);
+        return ucs2(arg);
     default:
-        return tokenize_13a_ucs4(arg);
+        return ucs4(arg);
     }
+}
+
+static PyObject *tokenize_13a(PyObject *self, PyObject *arg) {
+    (void)self;
+    return by_width(arg, "tokenize_13a", tokenize_13a_ucs1, tokenize_13a_ucs2,
+                    tokenize_13a_ucs4);
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -1017,18 +1027,8 @@ static PyObject *sum_int_rows(PyObject *self, PyObject *arg) {
 
 static PyObject *tokenize_zh(PyObject *self, PyObject *arg) {
     (void)self;
-    if (!PyUnicode_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "tokenize_zh() takes a str");
-        return NULL;
-    }
-    switch (PyUnicode_KIND(arg)) {
-    case PyUnicode_1BYTE_KIND:
-        return tokenize_13a_ucs1_zh(arg);
-    case PyUnicode_2BYTE_KIND:
-        return tokenize_13a_ucs2_zh(arg);
-    default:
-        return tokenize_13a_ucs4_zh(arg);
-    }
+    return by_width(arg, "tokenize_zh", tokenize_13a_ucs1_zh, tokenize_13a_ucs2_zh,
+                    tokenize_13a_ucs4_zh);
 }
 
 /* TER's edit count, in _native_ter.c. */

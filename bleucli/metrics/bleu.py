@@ -15,15 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bleucli.errors import ConfigError, UsageError
-from bleucli.metrics.base import (
-    Metric,
-    Number,
-    Score,
-    _check_sentence_args,
-    chunks,
-    logger,
-    use_batch,
-)
+from bleucli.metrics.base import Metric, Number, Score, chunks, logger, use_batch
 from bleucli.native import native as _NATIVE  # the engine, chosen once per process
 from bleucli.tokenizers import default_tokenizer, get_tokenizer
 
@@ -335,14 +327,7 @@ class BLEU(Metric):
     def sentence_score(self, hypothesis: str, references: Sequence[str | None]) -> BLEUScore:
         if not self.effective_order:
             logger.warning("It is recommended to enable `effective_order` for sentence-level BLEU.")
-        if _NATIVE is None or type(references) is not list or None in references \
-                or type(hypothesis) is not str:
-            return super().sentence_score(hypothesis, references)  # type: ignore[return-value]
-        # the compiled engine's direct path: evaluation scripts call this once per line
-        _check_sentence_args("BLEU", hypothesis, references)
-        hyp, *refs = self.preprocess_many([hypothesis, *references])
-        self.num_refs = len(refs)
-        return self.score_from_values(_NATIVE.bleu_stats([hyp], [refs], self.max_ngram_order)[0])
+        return super().sentence_score(hypothesis, references)  # type: ignore[return-value]
 
     def signature_fields(self) -> dict[str, Any]:
         smooth = self.smooth_method
