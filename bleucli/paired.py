@@ -61,10 +61,8 @@ def paired_bootstrap(metric: Metric, baseline_rows, system_rows, n_samples: int,
         resamples = draw_resamples(len(system_rows), n_samples, seed)
     system_score = metric.score_from_values(sum_rows(system_rows)).score
     baseline_score = metric.score_from_values(sum_rows(baseline_rows)).score
-    baseline = np.array(baseline_rows, dtype="float32")
-    system = np.array(system_rows, dtype="float32")
-    scores_baseline = metric.resample_scores(resamples.sums(baseline))
-    scores_system = metric.resample_scores(resamples.sums(system))
+    scores_baseline = resamples.scores(metric, baseline_rows)
+    scores_system = resamples.scores(metric, system_rows)
     mean, ci = estimate_ci(scores_system)
     differences = np.abs(scores_system - scores_baseline)
     centred = differences - differences.mean()

@@ -119,8 +119,7 @@ def rank_systems(metric: Metric, rows: list[list[list[float]]], names: list[str]
     totals = [metric.score_from_values(sum_rows(r)) for r in rows]
     scores = [total.score for total in totals]
     resamples = draw_resamples(len(rows[0]), n_samples, seed)
-    resampled = [metric.resample_scores(resamples.sums(np.array(r, dtype="float32")))
-                 for r in rows]
+    resampled = [resamples.scores(metric, r) for r in rows]
     ranges = rank_ranges(resampled, higher_is_better)
     systems = []
     for name, score, samples, (low, high) in zip(names, scores, resampled, ranges):

@@ -102,6 +102,13 @@ class Resamples:
             pieces.append(sums.astype(np.float32))
         return np.concatenate(pieces)
 
+    def scores(self, metric: Any, rows: Sequence[Sequence[float]]) -> Any:
+        """The metric's score in every resample of one system's per-sentence ``rows``
+        (float32 statistics, as SacreBLEU resamples them)."""
+        import numpy as np
+
+        return metric.resample_scores(self.sums(np.array(rows, dtype="float32")))
+
     def _gathered(self, stats):
         """The general case: sum the drawn rows in draw order, as SacreBLEU does."""
         import numpy as np

@@ -139,6 +139,9 @@ class Inputs:
                      for key, metric in self.metrics.items()}
         self.display = {key: metric.score_from_values(sum_rows(self.rows[key][0])).name
                         for key, metric in self.metrics.items()}
+        # per-line results that several analyses (and every pair with the baseline) reuse
+        self._sentence: dict[tuple[str, int], list[float]] = {}
+        self._matched: dict[tuple[int, int], Counter] = {}
 
     def score(self, key: str, system: int, lines: Sequence[int]) -> float:
         metric = self.metrics[key]
@@ -147,9 +150,11 @@ class Inputs:
 
     def sentence_scores(self, key: str, system: int) -> list[float]:
         """Per-line scores; BLEU's with effective order (as ``-sl``)."""
-        metric = self.metrics[key]
-        scorer = sentence_scorer(metric)
-        return [scorer.score_from_values(row).score for row in self.rows[key][system]]
+        if (key, system) not in self._sentence:
+            scorer = sentence_scorer(self.metrics[key])
+            self._sentence[key, system] = [scorer.score_from_values(row).score
+                                           for row in self.rows[key][system]]
+        return self._sentence[key, system]
 
     def metric_columns(self) -> list[tuple[str, int]]:
         return [(key, k) for key in self.metrics for k in range(len(self.names))]
@@ -197,14 +202,9 @@ def by_buckets(inputs: Inputs, key: str, title: str, lengths: list[int]) -> Tabl
     groups: dict[str, list[int]] = {label: [] for label in length_labels()}
     for i, length in enumerate(lengths):
         groups[bucket_label(length, LENGTH_EDGES)].append(i)
-    rows = []
-    for label, lines in groups.items():
-        if not lines:
-            continue
-        rows.append([label, len(lines), *(inputs.score(m, k, lines)
-                                          for m, k in inputs.metric_columns())])
-    return Table(key, title, ["Bucket", "Lines", *inputs.column_names()], rows,
-                 _signatures(inputs), f"buckets: {', '.join(length_labels())} words")
+    table = groups_table(inputs, key, title, groups, "Bucket")
+    table.note = f"buckets: {', '.join(length_labels())} words"
+    return table
 
 
 def score_bands(inputs: Inputs, key: str) -> Table:
@@ -271,7 +271,9 @@ def f_measure(matched: int, hyp_words: int, ref_words: int) -> float:
 
 def matched_ngrams(inputs: Inputs, k: int, n: int) -> Counter:
     """Per n-gram (a space-joined string), its clipped matches in the references."""
-    total: Counter = Counter()
+    if (k, n) in inputs._matched:  # the baseline's, once for all comparisons
+        return inputs._matched[k, n]
+    total: Counter = inputs._matched.setdefault((k, n), Counter())
     for i, line in enumerate(inputs.outputs[k]):
         hyp = _ngrams(inputs.words(line), n)
         best: Counter = Counter()

@@ -17,7 +17,12 @@ if TYPE_CHECKING:
 def load(options: Options, source: str | None) -> Inputs:
     """The systems, references, source and metrics of a request, as analysis inputs."""
     from bleucli.analysis.compute import Inputs
-    from bleucli.commands.inputs import load_references, load_systems, signature_with_testset
+    from bleucli.commands.inputs import (
+        load_references,
+        load_systems,
+        signature_with_testset,
+        testset_signature_fields,
+    )
     from bleucli.commands.request import validate
     from bleucli.commands.score import _segment_metrics, build_metrics
 
@@ -38,8 +43,7 @@ def load(options: Options, source: str | None) -> Inputs:
         if len(sources) != len(references[0].lines):
             raise InputError(f"{source}: {len(sources)} lines, the references have "
                              f"{len(references[0].lines)}")
-    fields = {"test": options.test_set, "lang": options.language_pair if options.test_set
-              else None, "origlang": options.origlang, "subset": options.subset}
+    fields = testset_signature_fields(options)
     signatures = {key: signature_with_testset(metric, fields).format(options.short)
                   for key, metric in metrics.items()}
     tokenizer = _word_tokenizer(options)
@@ -122,12 +126,13 @@ def write_html(analysis: Analysis, inputs: Inputs, path: str, width: int,
     missing = None
     if plots.available():
         key = choose_metric(inputs, example_metric)
+        resampled = _resampled(inputs, key)  # one set of resamples for every figure
         extra = [(f"{inputs.display[key]} per system with 95% bootstrap intervals",
-                  scores_figure(inputs, key))]
+                  scores_figure(inputs, key, resampled))]
         for other in range(1, len(inputs.names)):
             extra.append((f"Bootstrap distribution of {inputs.display[key]} differences, "
                           f"{inputs.names[other]} - {inputs.names[0]}",
-                          bootstrap_figure(inputs, key, other)))
+                          bootstrap_figure(inputs, key, other, resampled)))
         figures = html.figures_for(analysis, extra)
     else:
         missing = f"Figures need matplotlib: {plots.INSTALL_HINT}"
@@ -137,33 +142,30 @@ def write_html(analysis: Analysis, inputs: Inputs, path: str, width: int,
 # -- figures -------------------------------------------------------------------------------
 
 def _resampled(inputs: Inputs, key: str, n_samples: int = 1000) -> list[Any]:
-    import numpy as np
-
     from bleucli.significance import draw_resamples, seed_from_environment
 
     _, seed = seed_from_environment()
     drawn = draw_resamples(len(inputs.references[0]), n_samples, seed)
-    metric = inputs.metrics[key]
-    return [metric.resample_scores(drawn.sums(np.array(rows, dtype="float32")))
-            for rows in inputs.rows[key]]
+    return [drawn.scores(inputs.metrics[key], rows) for rows in inputs.rows[key]]
 
 
-def scores_figure(inputs: Inputs, key: str) -> Any:
+def scores_figure(inputs: Inputs, key: str, resampled: list[Any] | None = None) -> Any:
     from bleucli.analysis.plots import scores_figure as figure
     from bleucli.paired import estimate_ci
 
     every = range(len(inputs.references[0]))
     scores = [inputs.score(key, k, every) for k in range(len(inputs.names))]
-    intervals = [estimate_ci(samples) for samples in _resampled(inputs, key)]
+    intervals = [estimate_ci(samples) for samples in resampled or _resampled(inputs, key)]
     return figure(inputs.names, inputs.display[key], scores,
                   [float(m) for m, _ in intervals], [float(h) for _, h in intervals])
 
 
-def bootstrap_figure(inputs: Inputs, key: str, other: int) -> Any:
+def bootstrap_figure(inputs: Inputs, key: str, other: int,
+                     resampled: list[Any] | None = None) -> Any:
     from bleucli.analysis.plots import bootstrap_figure as figure
 
     every = range(len(inputs.references[0]))
-    resampled = _resampled(inputs, key)
+    resampled = resampled or _resampled(inputs, key)
     differences = resampled[other] - resampled[0]
     observed = inputs.score(key, other, every) - inputs.score(key, 0, every)
     return figure(list(differences), observed, inputs.display[key],

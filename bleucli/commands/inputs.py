@@ -140,6 +140,13 @@ def _file_reference_count(options: Options) -> int:
     return len(options.refs) if options.num_refs == 1 else options.num_refs
 
 
+def testset_signature_fields(options: Options) -> dict[str, str | None]:
+    """The test-set fields a result's signature records (None where not applicable)."""
+    return {"test": options.test_set,
+            "lang": options.language_pair if options.test_set else None,
+            "origlang": options.origlang, "subset": options.subset}
+
+
 def signature_with_testset(metric: Metric, testset_fields: dict[str, str | None]) -> Signature:
     signature = metric.get_signature()
     for key, value in testset_fields.items():

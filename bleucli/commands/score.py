@@ -14,6 +14,7 @@ from bleucli.commands.inputs import (
     load_references,
     load_systems,
     signature_with_testset,
+    testset_signature_fields,
 )
 from bleucli.commands.paired import automatic_jobs, paired
 from bleucli.commands.sentence import sentence_format, sentence_level
@@ -272,9 +273,7 @@ def run(options: Options) -> str:
     metrics: dict[str, Metric] = build_metrics(options, [s.lines for s in ref_sources])
     if options.segment_scores:
         metrics.update(_segment_metrics(options, systems, len(ref_sources)))
-    testset_fields = {"test": options.test_set, "lang": options.language_pair
-                      if options.test_set else None,
-                      "origlang": options.origlang, "subset": options.subset}
+    testset_fields = testset_signature_fields(options)
     modes = [name for name, on in (("--sentence-level", options.sentence_level),
                                    ("--rank", options.rank),
                                    ("--docids", options.docids is not None),

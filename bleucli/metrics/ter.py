@@ -55,13 +55,11 @@ class TER(Metric):
 
     def sentence_stats(self, hypothesis: str, ref_info: Any) -> list[Number]:
         words = hypothesis.split()
-        if _NATIVE is not None:
-            return _native_stats(words, ref_info)
         best_edits: Number = 10**16
         ref_lengths = 0
         for ref_words in ref_info:
-            edits, ref_len = translation_edit_rate(words, ref_words)
-            ref_lengths += ref_len
+            edits = _edits(words, ref_words)
+            ref_lengths += len(ref_words)
             if edits < best_edits:
                 best_edits = edits
         return [best_edits, ref_lengths / len(ref_info)]
@@ -91,20 +89,19 @@ class TER(Metric):
         }
 
 
-def _native_stats(words: list[str], ref_info: list[list[str]]) -> list[Number]:
-    """``TER.sentence_stats`` with the compiled edit count: words become integer ids."""
-    best_edits: Number = 10**16
-    ref_lengths = 0
-    for ref_words in ref_info:
-        n_ref = len(ref_words)
-        ref_lengths += n_ref
-        if n_ref == 0:
-            edits = len(words)
-        else:
-            vocabulary: dict[str, int] = {}
-            ref = [vocabulary.setdefault(w, len(vocabulary)) for w in ref_words]
-            hyp = [vocabulary.setdefault(w, len(vocabulary)) for w in words]
-            edits = _NATIVE.ter_edits(hyp, ref)
-        if edits < best_edits:
-            best_edits = edits
-    return [best_edits, ref_lengths / len(ref_info)]
+def _native_edits(words: list[str], ref_words: list[str]) -> int:
+    """The compiled edit count: words become integer ids (equal words, equal ids)."""
+    if not ref_words:
+        return len(words)
+    vocabulary: dict[str, int] = {}
+    ref = [vocabulary.setdefault(w, len(vocabulary)) for w in ref_words]
+    hyp = [vocabulary.setdefault(w, len(vocabulary)) for w in words]
+    return _NATIVE.ter_edits(hyp, ref)
+
+
+def _python_edits(words: list[str], ref_words: list[str]) -> int:
+    return translation_edit_rate(words, ref_words)[0]
+
+
+#: Edits (shifts included) of one hypothesis against one reference, by the chosen engine.
+_edits = _native_edits if _NATIVE is not None else _python_edits
