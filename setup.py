@@ -1,11 +1,26 @@
 """Builds bleucli's optional compiled core (``bleucli._native``) when a C compiler is there.
 
 Everything else is in pyproject.toml. Without a compiler, or if the build fails, the install
-still succeeds with the pure-Python engine and says so once.
+still succeeds with the pure-Python engine and says so once. The core records a hash of the
+C sources it was built from, so that a source checkout never runs a core older than its
+sources (bleucli/native.py compares them).
 """
+
+from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+
+SOURCES = ["bleucli/_native.c", "bleucli/_native_ter.c"]
+
+
+def source_hash() -> str:
+    """The same digest as ``bleucli.native.source_hash`` (kept standalone: the build must
+    not import the package)."""
+    import zlib
+
+    data = b"".join(Path(name).read_bytes() for name in SOURCES)
+    return f"{zlib.crc32(data):08x}-{len(data)}"
 
 
 class OptionalBuildExt(build_ext):
@@ -30,7 +45,8 @@ class OptionalBuildExt(build_ext):
 
 
 setup(
-    ext_modules=[Extension("bleucli._native", ["bleucli/_native.c", "bleucli/_native_ter.c"],
+    ext_modules=[Extension("bleucli._native", SOURCES,
+                           define_macros=[("BLEUCLI_SOURCE_HASH", f'"{source_hash()}"')],
                            extra_compile_args=["-O2", "-std=c99"])],
     cmdclass={"build_ext": OptionalBuildExt},
 )

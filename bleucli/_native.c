@@ -1055,4 +1055,16 @@ static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_native", "bleucli's optional compiled core.", -1, methods,
 };
 
-PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&module); }
+#ifndef BLEUCLI_SOURCE_HASH
+#define BLEUCLI_SOURCE_HASH ""
+#endif
+
+PyMODINIT_FUNC PyInit__native(void) {
+    PyObject *m = PyModule_Create(&module);
+    /* the sources this core was built from (setup.py), checked against a source checkout */
+    if (m != NULL && PyModule_AddStringConstant(m, "SOURCE_HASH", BLEUCLI_SOURCE_HASH) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,12 +1,35 @@
 """Which scoring engine runs: the optional compiled core (``bleucli._native``, built by
 ``pip install .`` when a C compiler is present) or the pure-Python engine, which is the
 specification: both give identical statistics, scores and signatures, and the tests check
-that. ``BLEUCLI_PUREPYTHON=1`` forces the pure-Python engine (msgpack's pattern)."""
+that. ``BLEUCLI_PUREPYTHON=1`` forces the pure-Python engine (msgpack's pattern).
+
+In a source checkout (the C files beside the package) a core built from other sources than
+the ones there is not used: it would score with code the tree no longer has.
+"""
 
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 from types import ModuleType
+
+#: The C sources of the core, as setup.py compiles them (same order: same hash).
+SOURCES = ("_native.c", "_native_ter.c")
+
+
+def source_hash(folder: Path) -> str | None:
+    """The digest setup.py records in the core for the C sources in ``folder``, or None
+    when they are not there (an installed wheel ships no C sources). A CRC, not a
+    cryptographic hash: it tells an edited source from the built one, and ``zlib`` loads
+    in a fraction of ``hashlib``'s time."""
+    import zlib
+
+    try:
+        data = b"".join((folder / name).read_bytes() for name in SOURCES)
+    except OSError:
+        return None
+    return f"{zlib.crc32(data):08x}-{len(data)}"
 
 
 def _load() -> ModuleType | None:
@@ -15,6 +38,14 @@ def _load() -> ModuleType | None:
     try:
         from bleucli import _native
     except ImportError:
+        return None
+    folder = Path(_native.__file__).parent
+    expected = source_hash(folder)
+    if expected is not None and getattr(_native, "SOURCE_HASH", "") != expected:
+        sys.stderr.write(
+            f"bleucli: the compiled core {Path(_native.__file__).name} was built from other "
+            f"sources than {folder / SOURCES[0]}; using the pure-Python engine (same results, "
+            f"slower) until it is rebuilt: pip install -e .\n")
         return None
     return _native
 
