@@ -66,6 +66,18 @@ def word_ngram_counts(words: list[str], order: int) -> Counter:
     return Counter([" ".join(words[i:i + order]) for i in range(len(words) - order + 1)])
 
 
+def match_statistics(hyp: dict, hyp_total: Number, ref: dict, ref_total: Number) -> list[Number]:
+    """``[hyp n-grams, ref n-grams, matches]`` of one order: matches clipped by the
+    reference counts; no hypothesis n-grams are counted where the reference has none of
+    that order (SacreBLEU's rule, which keeps such orders out of the effective order)."""
+    matches = 0
+    for ngram, count in hyp.items():
+        ref_count = ref.get(ngram)
+        if ref_count:
+            matches += count if count < ref_count else ref_count
+    return [hyp_total if ref else 0, ref_total, matches]
+
+
 class _LazyReference:
     """A preprocessed reference; its n-gram counts are built on first use (the batch path
     needs only the text)."""
@@ -146,12 +158,7 @@ class CHRF(Metric):
             stats: list[Number] = []
             for hyp, hyp_total, ref, ref_total in zip(hyp_counts, hyp_totals, ref_counts,
                                                       ref_totals):
-                matches = 0
-                for ngram, count in hyp.items():
-                    ref_count = ref.get(ngram)
-                    if ref_count:
-                        matches += count if count < ref_count else ref_count
-                stats += [hyp_total if ref else 0, ref_total, matches]
+                stats += match_statistics(hyp, hyp_total, ref, ref_total)
             f_score = self.f_score(stats)
             if f_score > best_f:
                 best_f, best = f_score, stats

@@ -11,7 +11,7 @@ from typing import Any
 
 from bleucli.metrics.base import sum_rows
 from bleucli.metrics.bleu import _log as my_log
-from bleucli.sacrebleu_compat.dataset import DATASETS, SUBSETS
+from bleucli.sacrebleu_compat.dataset import _ALL_DATASETS, DATASETS, SUBSETS
 from bleucli.sacrebleu_compat.dataset.base import (
     SACREBLEU_DIR,
     download_file,
@@ -55,9 +55,9 @@ def sanity_check_lengths(system: Sequence[str], refs: Sequence[Sequence[str]],
 
 
 def _dataset(test_set: str):
-    if test_set not in DATASETS:
+    if test_set not in _ALL_DATASETS:
         raise Exception(f"No such test set {test_set}")  # SacreBLEU's exception type
-    return DATASETS[test_set]
+    return _ALL_DATASETS[test_set]
 
 
 def get_source_file(test_set: str, langpair: str) -> str:

@@ -61,6 +61,8 @@ class TestSet:
     subsets: dict[str, str] = field(default_factory=dict)
     #: Folder of the registry file that defined it (relative URLs are resolved against it).
     origin: Path = Path(".")
+    #: bleucli's own set (not SacreBLEU's): the SacreBLEU alias does not list it.
+    bleucli_only: bool = False
 
     def langpair(self, pair: str) -> LangPair:
         try:
@@ -100,7 +102,7 @@ def _entry_to_testset(name: str, raw: dict, origin: Path) -> TestSet:
     }
     data = tuple(DataFile(d["url"], d["md5"], tuple(d.get("mirrors", ()))) for d in raw["data"])
     return TestSet(name, raw["description"], raw.get("citation", ""), data, pairs,
-                   dict(raw.get("subsets", {})), origin)
+                   dict(raw.get("subsets", {})), origin, bool(raw.get("bleucli_only", False)))
 
 
 def load_registry_file(path: Path, validate_entries: bool = True) -> dict[str, TestSet]:
@@ -169,6 +171,9 @@ class Registry:
         for path in sorted(builtin.glob("*.json")):
             if path.name != "schema.json":
                 self.sets.update(load_registry_file(path, validate_entries=False))
+        #: SacreBLEU's own test sets (the built-in ones but bleucli's): what the SacreBLEU
+        #: alias lists, whatever custom registries add or override.
+        self.sacrebleu_names = sorted(n for n, s in self.sets.items() if not s.bleucli_only)
         env = [p for p in os.environ.get(ENV_REGISTRIES, "").split(os.pathsep) if p]
         for path in [*env, *extra_files]:
             self.sets.update(load_registry_file(Path(path)))

@@ -16,6 +16,7 @@ import os
 import pickle
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 if sys.argv[1] == "bleucli":
@@ -163,5 +164,115 @@ with multiprocessing.get_context("fork").Pool(2) as pool:  # arguments are pickl
 
 # Wrongly nested references: SacreBLEU truncates silently (bleucli's alias warns)
 out["truncated_flat_refs"] = sacrebleu.corpus_bleu(HYPS[:3], REFS[:2]).score
+
+# fairseq examples/translation_moe/score.py: its sentence_bleu(hypothesis, reference) passes
+# two strings to corpus_bleu (each a sequence of characters), adds one to the higher-order
+# counts and rescores with compute_bleu; multi_ref picks the best reference per hypothesis
+# with it, then scores the corpus with tokenize='none'
+
+
+def moe_sentence_bleu(hypothesis: str, reference: str) -> float:
+    bleu = sacrebleu.corpus_bleu(hypothesis, reference)
+    for i in range(1, 4):
+        bleu.counts[i] += 1
+        bleu.totals[i] += 1
+    return BLEU.compute_bleu(bleu.counts, bleu.totals, bleu.sys_len, bleu.ref_len,
+                             smooth_method="exp").score
+
+
+out["moe_sentence_bleu"] = [moe_sentence_bleu(h, r) for h, r in zip(HYPS[:6], REFS[:6])]
+out["moe_string_shapes"] = [
+    str(sacrebleu.corpus_bleu(h, r)) for h, r in
+    [("abc", "abd"), ("abc", ["abd"]), (["abc"], "abd"), ("the cat", "the cat")]]
+out["moe_string_chrf_ter"] = [sacrebleu.corpus_chrf("abc", "abd").score,
+                              sacrebleu.corpus_ter("abc", "abd").score]
+moe_refs = [[REFS[i], REFS2[i]] for i in range(5)]
+moe_hypos = [[HYPS[i], REFS2[i + 1]] for i in range(5)]
+chosen, chosen_hypos = [], []
+for rs, hs in zip(moe_refs, moe_hypos):
+    for h in hs:
+        s = [moe_sentence_bleu(h, r) for r in rs]
+        chosen.append(rs[max(range(len(s)), key=s.__getitem__)])
+        chosen_hypos.append(h)
+out["moe_multi_ref"] = sacrebleu.corpus_bleu(chosen_hypos, [chosen], tokenize="none").score
+
+# lm-evaluation-harness 0.3.0 (tasks/translation.py) builds one task per listed test set and
+# language pair when it is imported
+out["lm_eval_all_benchmarks"] = {name: sorted(sacrebleu.get_langpairs_for_testset(name))
+                                 for name in sacrebleu.get_available_testsets()}
+out["lm_eval_dataset_names"] = sorted(sacrebleu.DATASETS)
+
+# mbrs 0.1.8 (MBR decoding): expected_scores_reference_aggregation reads the metric classes'
+# reference caches and helpers directly, with weighted (float) n-gram counts
+from sacrebleu.metrics.helpers import (  # noqa: E402
+    extract_all_char_ngrams,
+    extract_all_word_ngrams,
+    extract_word_ngrams,
+)
+
+mbr_samples = REFS[:4] + HYPS[:2]
+mbr_bleu = BLEU(effective_order=True)
+reference_stats = mbr_bleu._cache_references([mbr_samples])
+out["mbrs_bleu_cache"] = [[sorted((" ".join(k), v) for k, v in stat["ref_ngrams"].items()),
+                           stat["ref_lens"]] for stat in reference_stats]
+weight = 1.0 / len(mbr_samples)
+aggregate: Counter = Counter()
+for stat in reference_stats:
+    ngrams = stat["ref_ngrams"]
+    for ngram in ngrams:
+        ngrams[ngram] *= weight
+    aggregate += ngrams
+expected_length = sum(stat["ref_lens"][0] for stat in reference_stats) * weight
+mbrs_bleu = []
+for hypothesis in HYPS[:5]:
+    hyp_ngrams, hyp_len = extract_all_word_ngrams(mbr_bleu._preprocess_segment(hypothesis), 1,
+                                                  mbr_bleu.max_ngram_order)
+    correct = [0.0] * mbr_bleu.max_ngram_order
+    total = correct[:]
+    for ngram, count in hyp_ngrams.items():
+        total[len(ngram) - 1] += float(count)
+        if ngram in aggregate:
+            correct[len(ngram) - 1] += float(min(count, aggregate[ngram]))
+    mbrs_bleu.append([hyp_len, expected_length, correct, total])
+out["mbrs_bleu_expected"] = mbrs_bleu
+out["mbrs_bleu_reference_info"] = [
+    sorted((" ".join(k), v) for k, v in
+           mbr_bleu._extract_reference_info(["a b a", "a b b"])["ref_ngrams"].items()),
+    mbr_bleu._extract_reference_info(["a b a", "a b b"])["ref_lens"]]
+out["mbrs_bleu_segment"] = mbr_bleu._compute_segment_statistics(
+    "a b a c", mbr_bleu._extract_reference_info(["a b a", "a b b"]))
+for word_order in (0, 2):
+    mbr_chrf = sacrebleu.CHRF(word_order=word_order)
+    per_reference = mbr_chrf._cache_references([[sample] for sample in mbr_samples])[0]["ref_ngrams"]
+    out[f"mbrs_chrf{word_order}_cache_shape"] = [len(per_reference), len(per_reference[0])]
+    accumulated: dict[int, Counter] = {}
+    for ngrams_of_reference in per_reference:
+        for order, counts in enumerate(ngrams_of_reference):
+            for ngram in counts:
+                counts[ngram] = counts[ngram] * weight
+            accumulated[order] = accumulated.get(order, Counter()) + counts
+    scores = []
+    for hypothesis in HYPS[:5]:
+        hypothesis = mbr_chrf._preprocess_segment(hypothesis)
+        hyp_ngrams = extract_all_char_ngrams(hypothesis, mbr_chrf.char_order, mbr_chrf.whitespace)
+        if mbr_chrf.word_order > 0:
+            words = mbr_chrf._remove_punctuation(hypothesis)
+            hyp_ngrams.extend(extract_word_ngrams(words, n)
+                              for n in range(1, mbr_chrf.word_order + 1))
+        stats = []
+        for h, r in zip(hyp_ngrams, [accumulated[k] for k in range(len(accumulated))]):
+            stats.extend(mbr_chrf._get_match_statistics(h, r))
+        scores.append(mbr_chrf._compute_f_score(stats))
+    out[f"mbrs_chrf{word_order}_expected"] = scores
+    cached = mbr_chrf._cache_references([REFS[:3], REFS2[:3]])
+    out[f"mbrs_chrf{word_order}_segment"] = [
+        mbr_chrf._compute_segment_statistics(mbr_chrf._preprocess_segment(h), kwargs)
+        for h, kwargs in zip(HYPS[:3], cached)]
+mbr_ter = TER()
+ter_cache = mbr_ter._cache_references([REFS[:3], [None, REFS2[1], REFS2[2]]])
+out["mbrs_ter_cache"] = [kwargs["ref_words"] for kwargs in ter_cache]
+out["mbrs_ter_segment"] = [mbr_ter._compute_segment_statistics(mbr_ter._preprocess_segment(h), k)
+                           for h, k in zip(HYPS[:3], ter_cache)]
+out["mbrs_num_refs"] = mbr_ter.num_refs
 
 print(json.dumps(out, ensure_ascii=False, default=float))

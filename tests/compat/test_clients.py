@@ -140,11 +140,66 @@ def test_lenient_shapes_under_the_alias_strict_outside(caplog) -> None:
         bleucli.BLEU().corpus_score(hyps, flat)
 
 
+def test_strings_as_character_sequences_under_the_alias_only(caplog) -> None:
+    """A string where SacreBLEU expects a list is a sequence of characters to SacreBLEU
+    (fairseq's translation_moe scorer relies on it): the alias scores it alike, warning once
+    per process however often it is called; bleucli's own functions refuse it."""
+    import sacrebleu as real
+
+    import bleucli
+    from bleucli.sacrebleu_compat import compat
+    from bleucli.sacrebleu_compat.metrics import base
+
+    base._WARNED.clear()
+    pairs = [("abc", "abd"), ("the cat", ["the mat"]), (["xyz"], "xya"), ("ab", "ab")]
+    with caplog.at_level("WARNING", logger="sacrebleu"):
+        for function in ("corpus_bleu", "corpus_chrf", "corpus_ter"):
+            for hyp, ref in pairs:
+                ours, theirs = getattr(compat, function)(hyp, ref), getattr(real, function)(hyp, ref)
+                assert (ours.score, str(ours)) == (theirs.score, str(theirs))
+    warnings = [r for r in caplog.records if "as SacreBLEU does" in r.getMessage()]
+    assert 1 <= len(warnings) <= 3 * 2  # once per metric and kind, not once per call
+    assert all("once per process" in r.getMessage() for r in warnings)
+    with pytest.raises(TypeError, match="hypotheses should be a list of strings"):
+        bleucli.corpus_bleu("abc", "abd")
+    with pytest.raises(TypeError, match="references should be a list of reference streams"):
+        bleucli.corpus_chrf(["abc"], "abd")
+
+
+def test_alias_lists_exactly_sacrebleus_test_sets(tmp_path, monkeypatch) -> None:
+    """DATASETS and the listing functions name SacreBLEU 2.6.0's test sets and language
+    pairs, and nothing else: not bleucli's sample, not a custom registry's set (which the
+    lookup functions still find); one listed set overridden by a custom registry stays
+    listed."""
+    import json
+
+    import sacrebleu as real
+
+    registry = tmp_path / "extra.json"
+    registry.write_text(json.dumps({
+        "in-house": {"description": "x", "data": [{"url": "a.txt", "md5": "0" * 32}],
+                     "langpairs": {"en-de": {"format": "plain", "source": "a.txt",
+                                             "references": ["a.txt"]}}}}), encoding="utf-8")
+    monkeypatch.setenv("BLEUCLI_TESTSETS", str(registry))
+    script = ("import json, bleucli\nbleucli.install_as_sacrebleu()\nimport sacrebleu\n"
+              "print(json.dumps([sorted(sacrebleu.DATASETS), sacrebleu.get_available_testsets(),"
+              " {n: sorted(sacrebleu.get_langpairs_for_testset(n)) for n in sacrebleu.DATASETS},"
+              " sacrebleu.utils._dataset('in-house').name]))\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    names, available, langpairs, found = json.loads(proc.stdout)
+    assert names == sorted(real.DATASETS)
+    assert available == real.get_available_testsets()
+    assert langpairs == {n: sorted(real.get_langpairs_for_testset(n)) for n in real.DATASETS}
+    assert found == "in-house"
+
+
 def test_dataset_api_over_the_registry(cache_dir) -> None:
     """lm-eval's pattern: file paths of a test set's source and references (here the
     built-in offline sample set), and the dataset objects' iterators."""
     from bleucli.sacrebleu_compat import utils
-    from bleucli.sacrebleu_compat.dataset import DATASETS, PlainTextDataset
+    from bleucli.sacrebleu_compat.dataset import _ALL_DATASETS, DATASETS, PlainTextDataset
     from bleucli.testsets import TestSets
 
     expected = TestSets().load("sample", "en-de")
@@ -155,7 +210,10 @@ def test_dataset_api_over_the_registry(cache_dir) -> None:
     assert len(references) == 2
     for path, stream in zip(references, expected.reference_streams):
         assert Path(path).read_text(encoding="utf-8").splitlines() == stream
-    dataset = DATASETS["sample"]
+    assert "sample" not in DATASETS  # bleucli's own set: SacreBLEU does not list it
+    assert "sample" not in utils.get_available_testsets()
+    assert utils.get_langpairs_for_testset("sample") == []
+    dataset = _ALL_DATASETS["sample"]
     assert isinstance(dataset, PlainTextDataset)
     assert list(dataset.source("en-de")) == expected.source
     assert list(dataset.references("en-de"))[0] == tuple(s[0] for s in expected.reference_streams)

@@ -1,5 +1,7 @@
-"""``sacrebleu.dataset``: ``DATASETS``, every test set of bleucli's registry (SacreBLEU's
-sets with their real URLs and md5 sums, and any custom registry) as a dataset object."""
+"""``sacrebleu.dataset``: ``DATASETS``, SacreBLEU 2.6.0's test sets (exactly its names,
+with their real URLs and md5 sums) as dataset objects. Clients build a task per listed set
+(lm-evaluation-harness), so bleucli's own sets and custom registries are not listed; the
+helper functions still find them by name."""
 
 from __future__ import annotations
 
@@ -14,20 +16,21 @@ _BY_FORMAT = {"sgm": FakeSGMLDataset, "iwslt": IWSLTXMLDataset, "plain": PlainTe
               "tsv": TSVDataset, "xml": WMTXMLDataset}
 
 
-def _datasets() -> dict[str, Dataset]:
+def _datasets() -> tuple[dict[str, Dataset], dict[str, Dataset]]:
+    """Every known set, and SacreBLEU's sets among them."""
     from bleucli.testsets.registry import Registry
 
     registry = Registry()
-    out: dict[str, Dataset] = {}
+    every: dict[str, Dataset] = {}
     for name in sorted(registry.sets):
         testset = registry.sets[name]
         formats = {pair.format for pair in testset.langpairs.values()}
         cls = _BY_FORMAT.get(formats.pop(), Dataset) if len(formats) == 1 else Dataset
-        out[name] = cls(testset)
-    return out
+        every[name] = cls(testset)
+    return every, {name: every[name] for name in registry.sacrebleu_names}
 
 
-DATASETS = _datasets()
+_ALL_DATASETS, DATASETS = _datasets()
 SUBSETS = {name: dict(ds._testset.subsets) for name, ds in DATASETS.items()
            if ds._testset.subsets}
 _SUBSETS = SUBSETS

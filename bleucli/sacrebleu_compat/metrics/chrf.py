@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
 from bleucli.metrics.base import Signature
-from bleucli.metrics.chrf import _PUNCTUATION, CHRFScore
+from bleucli.metrics.chrf import _PUNCTUATION, CHRFScore, match_statistics, split_word_punctuation
 from bleucli.metrics.chrf import CHRF as _CHRF
 from bleucli.sacrebleu_compat.metrics.base import CompatMetric
 
@@ -19,9 +23,36 @@ class CHRF(CompatMetric, _CHRF):
     _SIGNATURE_TYPE = CHRFSignature
 
     def _remove_punctuation(self, sent: str) -> list[str]:
-        from bleucli.metrics.chrf import split_word_punctuation
-
         return split_word_punctuation(sent)
+
+    @staticmethod
+    def _get_match_statistics(hyp_ngrams: Counter, ref_ngrams: Counter) -> list[Any]:
+        """``[hyp n-grams, ref n-grams, matches]`` of one order's counters."""
+        return match_statistics(hyp_ngrams, sum(hyp_ngrams.values()), ref_ngrams,
+                                sum(ref_ngrams.values()))
+
+    def _compute_f_score(self, statistics: Sequence[Any]) -> float:
+        return self.f_score(statistics)
+
+    def _extract_reference_info(self, refs: Sequence[str]) -> dict[str, Any]:
+        """``{'ref_ngrams': [per reference: one Counter per character order, then per word
+        order]}`` for preprocessed references."""
+        return {"ref_ngrams": [self._ngrams(ref) for ref in refs]}
+
+    def _compute_segment_statistics(self, hypothesis: str, ref_kwargs: dict[str, Any]
+                                    ) -> list[Any]:
+        """The statistics against the reference with the best sentence chrF (the first of
+        equals), from SacreBLEU's reference dict."""
+        hyp_ngrams = self._ngrams(hypothesis)
+        best: list[Any] = []
+        best_f = -1.0
+        for ref_ngrams in ref_kwargs["ref_ngrams"]:
+            stats = [value for hyp, ref in zip(hyp_ngrams, ref_ngrams)
+                     for value in self._get_match_statistics(hyp, ref)]
+            f_score = self.f_score(stats)
+            if f_score > best_f:
+                best_f, best = f_score, stats
+        return best
 
 
 from bleucli.metrics.base import Metric, Score  # noqa: E402,F401

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from bleucli.metrics.base import Signature
 from bleucli.metrics.ter import TER as _TER
 from bleucli.metrics.ter import TERScore
@@ -16,6 +19,15 @@ class TER(CompatMetric, _TER):
     """SacreBLEU's ``TER``: bleucli's TER with SacreBLEU's class attributes."""
 
     _SIGNATURE_TYPE = TERSignature
+
+    def _extract_reference_info(self, refs: Sequence[str]) -> dict[str, Any]:
+        """``{'ref_words': [...]}``; SacreBLEU tokenises the (already preprocessed)
+        references once more here, which this keeps."""
+        return {"ref_words": [self.preprocess(ref).split() for ref in refs]}
+
+    def _compute_segment_statistics(self, hypothesis: str, ref_kwargs: dict[str, Any]
+                                    ) -> list[Any]:
+        return self.sentence_stats(hypothesis, ref_kwargs["ref_words"])
 
 
 from bleucli.metrics.base import Metric, Score  # noqa: E402,F401
