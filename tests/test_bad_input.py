@@ -260,7 +260,19 @@ def test_any_damaged_shard_is_one_line_error(pristine_shards, index, key, value)
     (["-w", "9999999999"], "-w/--width must be between 0 and 30"),
     (["-m", "chrf", "-cc", "100000000"], "-cc/--chrf-char-order must be between 0 and 100"),
     (["-m", "chrf", "-cw", "-2"], "-cw/--chrf-word-order must be between 0 and 100"),
-    (["--from-signature", "chrF2|nrefs:1|nc:100000000"], "-cc/--chrf-char-order"),
+    (["--from-signature", "chrF2|nrefs:1|nc:100000000"],
+     "--from-signature: nc:100000000 is out of range: the character n-gram order must be "
+     "between 0 and 100"),
+    # a signature's value is reported as its field (the user typed no option), and without
+    # the "reproducing a signature" notice before the error
+    (["--from-signature", "BLEU|nrefs:1|bs:-5|case:mixed|eff:no|tok:13a|smooth:exp|"
+      "version:2.0.0"], "--from-signature: bs:-5 is out of range: bootstrap resamples"),
+    (["--from-signature", "chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:500|space:no|"
+      "version:2.0.0"], "--from-signature: nw:500 is out of range"),
+    (["--from-signature", "chrF5000|nrefs:1|nc:6|version:2.4.0"],
+     "--from-signature: chrF5000 is out of range: beta must be between 0 and 1000"),
+    (["--from-signature", "BLEU|nrefs:1|smooth:floor[-1]|version:2.0.0"],
+     "--from-signature: smooth:floor[-1] is out of range"),
     (["-nr", "1000000000"], "-nr/--num-refs must be between 1 and 1000"),
     (["-ci", "-cin", "30000000"], "-cin/--confidence-n must be between 1 and 100000"),
     (["-pbsn", "0"], "-pbsn/--paired-bs-n must be between 1 and 100000"),
@@ -274,6 +286,24 @@ def test_any_damaged_shard_is_one_line_error(pristine_shards, index, key, value)
 ])
 def test_option_values_out_of_range_are_usage_errors(args, message) -> None:
     assert_error(run_cli([REF, "-i", HYP, *args]), 2, message)
+
+
+@pytest.mark.parametrize("args", [["-sl"], ["--rank", "-i", REF2], ["-pbs", "-i", REF2],
+                                  ["--docids", str(EXAMPLES / "docids.txt")], ["-ci"], ["-b"]])
+def test_stats_refuses_options_that_are_not_a_shard(args) -> None:
+    """`bleucli stats` writes a JSON shard for `bleucli merge`: options that would print
+    something else (sentence lines before the JSON, a ranking) are refused up front."""
+    result = run_cli(["stats", REF, "-i", HYP, *args])
+    assert_error(result, 2, "bleucli stats writes one JSON shard", "cannot be combined")
+    assert result.stdout == ""
+
+
+def test_stats_takes_a_signatures_bootstrap_field() -> None:
+    """A signature with bs: turns on resampling for scores, not a mode stats refuses."""
+    signature = "BLEU|nrefs:1|bs:100|case:mixed|eff:no|tok:13a|smooth:exp"
+    result = run_cli(["stats", REF, "-i", HYP, "--from-signature", signature])
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["format"] == "bleucli-stats"
 
 
 def test_invalid_subset_regex(tmp_path) -> None:

@@ -50,8 +50,63 @@ _SIGNATURE_OPTIONS = {
 _UNSUPPORTED_FIELDS = {"ar": "approximate randomisation tests"}
 
 
-def apply_signatures(options: Options) -> dict[str, int]:
-    """Set metric options from ``--from-signature``; returns the reference count each demands."""
+#: Options that make the main command print something other than one result; `bleucli
+#: stats` must write a JSON shard that `bleucli merge` reads, so it refuses them.
+_NOT_WITH_STATS = {"sentence_level": "-sl/--sentence-level", "rank": "--rank",
+                   "docids": "--docids", "paired_bs": "-pbs/--paired-bs",
+                   "paired_ar": "-par/--paired-ar", "detail": "-d/--detail",
+                   "score_only": "-b/--score-only", "confidence": "-ci/--confidence"}
+
+
+def _check_stats_options(options: Options) -> None:
+    for attribute, flag in _NOT_WITH_STATS.items():
+        value = getattr(options, attribute)
+        if attribute == "confidence":  # a signature's bs: field sets it without asking
+            value = value and "confidence" in options.explicit
+        if value:
+            raise UsageError(f"bleucli stats writes one JSON shard of summed statistics for "
+                             f"`bleucli merge`; {flag} cannot be combined with it (run "
+                             f"`bleucli` itself for that)")
+
+
+def _check_signature_value(text: str, what: str, value: float, low: float,
+                           high: float) -> None:
+    """A value a signature brings in, within the range its option accepts; the error names
+    the signature's field, since the user typed no option."""
+    if not low <= value <= high:
+        raise UsageError(f"--from-signature: {text} is out of range: {what} must be between "
+                         f"{low} and {high}")
+
+
+def _check_signature_ranges(parsed: Any, options: Options) -> None:
+    from bleucli.commands.request import CHRF_LIMITS, LIMITS
+
+    fields = parsed.fields
+    if "bs" in fields:
+        _, low, high = LIMITS["confidence_n"]
+        _check_signature_value(f"bs:{fields['bs']}", "bootstrap resamples",
+                               options.confidence_n, low, high)
+    if parsed.metric == "chrf":
+        for key, field, what in (("char_order", "nc", "the character n-gram order"),
+                                 ("word_order", "nw", "the word n-gram order"),
+                                 ("beta", "", "beta")):
+            _, low, high = CHRF_LIMITS[key]
+            text = f"{field}:{fields[field]}" if field in fields else parsed.name
+            if (field in fields or not field) and key in options.chrf:
+                _check_signature_value(text, what, options.chrf[key], low, high)
+    smooth_value = options.bleu.get("smooth_value") if parsed.metric == "bleu" else None
+    if smooth_value is not None and "smooth" in fields:
+        import math
+
+        if not (math.isfinite(smooth_value) and smooth_value >= 0):
+            raise UsageError(f"--from-signature: smooth:{fields['smooth']} is out of range: "
+                             f"the smoothing value must be a finite number >= 0")
+
+
+def apply_signatures(options: Options) -> tuple[dict[str, int], list[str]]:
+    """Set metric options from ``--from-signature``, checking the values it brings in;
+    returns the reference count each signature demands and the notices to give once every
+    option has been checked."""
     from bleucli.signature import parse_signature
 
     parsed_all = [parse_signature(text) for text in options.from_signature]
@@ -63,6 +118,7 @@ def apply_signatures(options: Options) -> dict[str, int]:
                           f"({', '.join(metrics)})")
     options.metrics = tuple(metrics)
     expected: dict[str, int] = {}
+    notices: list[str] = []
     for parsed in parsed_all:
         for key, value in parsed.fields.items():
             if key in _UNSUPPORTED_FIELDS:
@@ -97,21 +153,22 @@ def apply_signatures(options: Options) -> dict[str, int]:
                         f"--from-signature, which sets {key}:{parsed.fields[key]}")
                 setattr(options, attribute, parsed.fields[key])
         getattr(options, parsed.metric).update(parsed.metric_options())
+        _check_signature_ranges(parsed, options)
         if parsed.metric == "bleu" and parsed.fields.get("eff") == "no" and \
                 options.sentence_level:
             raise ConfigError("the signature says eff:no, but --sentence-level needs "
                               "effective order")
         version = parsed.fields.get("version")
         if version:
-            logger.info(f"reproducing a {parsed.name} signature from version {version} "
-                        f"with the SacreBLEU 2.x rules")
+            notices.append(f"reproducing a {parsed.name} signature from version {version} "
+                           f"with the SacreBLEU 2.x rules")
         nrefs = parsed.fields.get("nrefs")
         if nrefs is not None and nrefs != "var":
             try:
                 expected[parsed.metric] = int(nrefs)
             except ValueError:
                 raise UsageError(f"signature field nrefs:{nrefs} is not a number") from None
-    return expected
+    return expected, notices
 
 
 def metric_specs(options: Options) -> dict[str, tuple[type[Metric], dict[str, Any]]]:
@@ -249,12 +306,16 @@ def run(options: Options) -> str:
         return echo_fields(options)
     if options.test_set is None and (options.origlang or options.subset):
         raise ConfigError("--origlang and --subset need a test set (-t)")
-    expected_refs = apply_signatures(options) if options.from_signature else {}
+    expected_refs, notices = apply_signatures(options) if options.from_signature else ({}, [])
     from bleucli.commands.request import validate
 
     validate(options)
+    if options.emit_stats:
+        _check_stats_options(options)
     for name in options.metrics:
         metric_class(name)  # fail on an unknown metric before reading any file
+    for notice in notices:  # said once the options are known to be usable
+        logger.info(notice)
     if options.language_pair is not None and "-" not in options.language_pair:
         raise UsageError(f"language pair {options.language_pair!r} is not of the form src-trg")
     if can_stream(options):

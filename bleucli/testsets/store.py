@@ -94,6 +94,18 @@ def cache_failure(err: OSError, folder: Path) -> CacheError:
     return CacheError(f"{where}: {err.strerror or err} (cache folder {folder})")
 
 
+def _unrepairable(err: OSError, damaged: Path, folder: Path) -> CacheError:
+    """A corrupt cached file in a cache that cannot be written: one message that names the
+    file and why it stays broken."""
+    import errno
+
+    if err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return CacheError(f"cached file {damaged} is corrupt, and the cache {folder} is "
+                          f"read-only ({err.strerror}), so it cannot be repaired; make the "
+                          f"cache writable or point {ENV_CACHE} at a writable folder")
+    return cache_failure(err, folder)
+
+
 class TestSetStore:
     """Makes test sets available locally and hands out verified file paths."""
 
@@ -126,9 +138,12 @@ class TestSetStore:
                        or md5_of(folder / "raw" / p) != files[p]]
             if not corrupt:
                 return [folder / "raw" / p for p in paths]
-            logger.warning(f"cached file {folder / 'raw' / corrupt[0]} is corrupt; "
-                           f"rebuilding {testset.name}")
-            (folder / "manifest.json").unlink(missing_ok=True)
+            damaged = folder / "raw" / corrupt[0]
+            try:
+                (folder / "manifest.json").unlink(missing_ok=True)  # marks the set for a rebuild
+            except OSError as err:
+                raise _unrepairable(err, damaged, folder) from None
+            logger.warning(f"cached file {damaged} is corrupt; rebuilding {testset.name}")
         raise CacheError(f"{testset.name}: cached files stay corrupt after a rebuild "
                          f"(is {folder} being modified?)")
 

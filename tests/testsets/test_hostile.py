@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import io
+import os
 import tarfile
 import time
 from pathlib import Path
@@ -207,3 +208,37 @@ def test_file_system_failures_are_one_line(code, message, http_server, cache, tm
     url = http_server.serve("/fs/test.tgz", archive)
     result = score(news_registry(tmp_path, url, md5(archive)), tmp_path)
     assert_one_line_error(result, 1, message, "BLEUCLI_CACHE")
+
+
+def test_corrupt_file_in_a_read_only_cache_is_one_error_naming_it(http_server, cache, tmp_path,
+                                                                   monkeypatch) -> None:
+    """A damaged cached file that cannot be rebuilt because the cache is read-only: one
+    error line that names the file and says why it stays broken (no "rebuilding" notice
+    first, no message about a manifest the user never touched)."""
+    archive = news_archive()
+    url = http_server.serve("/readonly/test.tgz", archive)
+    registry = news_registry(tmp_path, url, md5(archive))
+    assert score(registry, tmp_path).exit_code == 0
+    damaged = cache / "news" / "raw" / "test" / "ref.en.sgm"
+    damaged.write_text("damaged", encoding="utf-8")
+    folders = [p for p in cache.rglob("*") if p.is_dir()] + [cache]
+    if os.geteuid() == 0:  # root writes through permissions: fail as a read-only mount does
+        real_unlink = Path.unlink
+
+        def read_only_unlink(self, *args, **kwargs):
+            if cache in self.parents:
+                raise OSError(errno.EROFS, "Read-only file system", str(self))
+            return real_unlink(self, *args, **kwargs)
+
+        monkeypatch.setattr(Path, "unlink", read_only_unlink)
+    else:
+        for folder in folders:
+            folder.chmod(0o555)
+    try:
+        result = score(registry, tmp_path)
+    finally:
+        for folder in folders:
+            folder.chmod(0o755)
+    assert_one_line_error(result, 1, f"cached file {damaged} is corrupt", "read-only",
+                          "cannot be repaired", "BLEUCLI_CACHE")
+    assert result.stderr.count("\n") == 1, result.stderr
