@@ -43,6 +43,8 @@ class Table:
     note: str = ""
     #: Fewest decimals per column header (ratios and F-measures need more than scores).
     digits: dict[str, int] = field(default_factory=dict)
+    #: For figures: metric -> {system -> column index}, where columns hold scores.
+    panels: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def record(self) -> dict[str, Any]:
         return {"key": self.key, "title": self.title, "headers": self.headers,
@@ -332,7 +334,11 @@ def groups_table(inputs: Inputs, key: str, title: str, groups: dict[str, list[in
     rows = [[name, len(lines), *(inputs.score(m, k, lines)
                                  for m, k in inputs.metric_columns())]
             for name, lines in groups.items() if lines]
-    return Table(key, title, [label, "Lines", *inputs.column_names()], rows, _signatures(inputs))
+    panels: dict[str, dict[str, int]] = {}
+    for column, (metric, k) in enumerate(inputs.metric_columns(), start=2):
+        panels.setdefault(inputs.display[metric], {})[inputs.names[k]] = column
+    return Table(key, title, [label, "Lines", *inputs.column_names()], rows, _signatures(inputs),
+                 panels=panels)
 
 
 def analyze(inputs: Inputs, top: int = 10, example_metric: str | None = None,

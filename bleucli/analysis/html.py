@@ -11,7 +11,7 @@ from bleucli.analysis.compute import Analysis, Comparison, Example, Table
 
 CSS = """
 body { font-family: Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 70em;
-       color: #222; background: #fff; line-height: 1.4; }
+       padding: 0 1em; color: #222; background: #fff; line-height: 1.4; }
 h1 { font-size: 1.6em; border-bottom: 2px solid #1f5fa8; }
 h2 { font-size: 1.25em; margin-top: 2em; color: #1f5fa8; }
 table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.92em; }
@@ -20,8 +20,12 @@ th { background: #e8eef7; }
 td.text, th.text { text-align: left; }
 p.note, ul.signatures { font-size: 0.85em; color: #555; }
 code { font-size: 0.95em; }
-mark.a { background: #ffd9d9; }
-mark.b { background: #d6f5d6; }
+mark { color: inherit; padding: 0 0.1em; }
+mark.a { background: #d4e6f4; border-bottom: 2px solid #0072b2; }
+mark.b { background: #fbe3c2; border-bottom: 2px dashed #b35c00; font-style: italic; }
+main { overflow-wrap: anywhere; }
+table { max-width: 100%; }
+svg.figure { display: block; }
 div.example { border-left: 4px solid #1f5fa8; padding: 0.3em 0.8em; margin: 0.8em 0;
               background: #f7f9fc; }
 figure { margin: 1em 0; }
@@ -71,8 +75,10 @@ def example_html(e: Example, comparison: Comparison, width: int) -> str:
 def comparison_html(c: Comparison, width: int) -> str:
     parts = [f"<h2>Examples: {escape(c.baseline)} vs {escape(c.system)} "
              f"(sentence {escape(c.metric)})</h2>",
-             '<p class="note">Words one output has and the other lacks are marked '
-             '(red: first system, green: second).</p>']
+             '<p class="note">Words one output has and the other lacks are marked: '
+             f'<mark class="a">{escape(c.baseline)}: blue, solid underline</mark>, '
+             f'<mark class="b">{escape(c.system)}: orange, dashed underline, italic'
+             '</mark>.</p>']
     for label, chosen in ((c.baseline, c.better_baseline), (c.system, c.better_system)):
         parts.append(f"<h3>{escape(label)} scores higher</h3>")
         parts += [example_html(e, c, width) for e in chosen] or ["<p>None.</p>"]
@@ -95,7 +101,13 @@ def document(analysis: Analysis, width: int, figures: list[tuple[str, str]],
     body += [comparison_html(c, width) for c in analysis.comparisons]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<title>bleucli analysis</title>"
-            f"<style>{CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<style>{CSS}</style></head><body><main>\n" + "\n".join(body) +
+            "\n</main></body></html>\n")
+
+
+#: Bucket tables drawn as figures, and their x-axis labels.
+BUCKET_AXES = {"ref-length": "reference length (words)", "src-length": "source length (words)"}
 
 
 def figures_for(analysis: Analysis, extra: list[tuple[str, Any]]) -> list[tuple[str, str]]:
@@ -104,10 +116,11 @@ def figures_for(analysis: Analysis, extra: list[tuple[str, Any]]) -> list[tuple[
 
     out = []
     for table in analysis.tables:
-        if table.key in ("ref-length", "src-length"):
-            systems = table.headers[2:]
-            series = {name: [row[2 + k] for row in table.rows] for k, name in enumerate(systems)}
+        if table.key in BUCKET_AXES and table.panels:
+            panels = {metric: {name: [row[column] for row in table.rows]
+                               for name, column in columns.items()}
+                      for metric, columns in table.panels.items()}
             out.append((table.title, plots.inline_svg(plots.buckets_figure(
-                table.title, [row[0] for row in table.rows], series, "score"))))
+                table.title, [row[0] for row in table.rows], panels, BUCKET_AXES[table.key]))))
     out += [(caption, plots.inline_svg(fig)) for caption, fig in extra]
     return out

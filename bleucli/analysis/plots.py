@@ -64,20 +64,49 @@ def bootstrap_figure(differences: Sequence[float], observed: float, metric: str,
     return fig
 
 
-def buckets_figure(title: str, labels: Sequence[str], series: dict[str, Sequence[float]],
-                   ylabel: str):
-    """Grouped bars: one group per bucket, one bar per system."""
+#: Okabe & Ito's palette, whose colours stay apart under the common colour-vision
+#: deficiencies; every series also gets its own hatch, so bars differ in more than colour.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
+           "#000000")
+HATCHES = ("", "///", "...", "xxx", "\\\\", "---", "ooo", "+++")
+#: Widest figure in inches: the HTML report scales figures down to the page, and a wider
+#: one would shrink its text below legibility at 800 px.
+MAX_WIDTH = 9.0
+
+
+def buckets_figure(title: str, labels: Sequence[str],
+                   panels: dict[str, dict[str, Sequence[float]]], xlabel: str):
+    """Grouped bars, one group per bucket and one bar per system, in one panel per metric
+    (each on its own axis: BLEU and chrF never share a scale); one legend of the systems
+    under the panels, inside the figure."""
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(max(5.0, 0.9 * len(labels) * max(1, len(series))), 3.2))
-    width = 0.8 / max(1, len(series))
-    for k, (name, values) in enumerate(series.items()):
-        ax.bar([i + k * width for i in range(len(labels))], values, width, label=name)
-    ax.set_xticks([i + width * (len(series) - 1) / 2 for i in range(len(labels))],
-                  list(labels))
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.legend(frameon=False, fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    fig.tight_layout()
+    systems = list(next(iter(panels.values()), {}))
+    n_series = max(1, len(systems))
+    width = min(MAX_WIDTH, max(5.0, 0.45 * len(labels) * n_series + 1.6))
+    columns = max(1, min(n_series, int(width // 2.6)))
+    legend_rows = -(-len(systems) // columns)
+    legend_height = 0.25 * legend_rows + 0.05
+    height = 2.4 * len(panels) + 0.6 + legend_height
+    fig, axes = plt.subplots(len(panels), 1, figsize=(width, height), sharex=True,
+                             squeeze=False)
+    bar = 0.8 / n_series
+    for ax, (metric, series) in zip(axes[:, 0], panels.items()):
+        for k, (name, values) in enumerate(series.items()):
+            ax.bar([i + k * bar for i in range(len(labels))], values, bar, label=name,
+                   color=PALETTE[k % len(PALETTE)], hatch=HATCHES[k % len(HATCHES)],
+                   edgecolor="#333333", linewidth=0.6)
+        ax.set_ylabel(metric)
+        ax.grid(axis="y", color="#dddddd", linewidth=0.6)
+        ax.set_axisbelow(True)
+    bottom = axes[-1, 0]
+    bottom.set_xticks([i + bar * (n_series - 1) / 2 for i in range(len(labels))], list(labels),
+                      rotation=30 if len(labels) > 8 else 0)
+    bottom.set_xlabel(xlabel)
+    fig.suptitle(title)
+    handles, names = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="lower center", ncol=columns, frameon=False,
+               fontsize="small")
+    fig.tight_layout(rect=(0.0, legend_height / height, 1.0, 1.0))
     return fig
 
 
@@ -96,10 +125,21 @@ def save(fig: Any, path: str) -> None:
 
 
 def inline_svg(fig: Any) -> str:
-    """The figure as an ``<svg>`` element (no XML prolog), for embedding in HTML."""
+    """The figure as an ``<svg>`` element (no XML prolog) for embedding in HTML: text as
+    text (selectable, searchable, smaller), and sized by the page: it scales down to the
+    width available (its natural size at most), keeping its aspect ratio."""
+    import re
+
     plt = _pyplot()
     buffer = io.StringIO()
-    fig.savefig(buffer, format="svg")
+    with plt.rc_context({"svg.fonttype": "none"}):
+        fig.savefig(buffer, format="svg")
     plt.close(fig)
     text = buffer.getvalue()
-    return text[text.index("<svg"):]
+    svg = text[text.index("<svg"):]
+    head, rest = svg.split(">", 1)
+    width = re.search(r'\bwidth="([0-9.]+)pt"', head)
+    head = re.sub(r'\s(width|height)="[^"]*"', "", head)
+    natural = f"max-width:min(100%, {width.group(1)}pt)" if width else "max-width:100%"
+    return f'{head} class="figure" style="width:100%;{natural};height:auto">{rest}'
+

@@ -201,7 +201,7 @@ def plot(options: Options, kind: str, output: str, metric_name: str | None) -> s
         used = [label for label, lines in buckets.items() if lines]
         series = {name: [inputs.score(key, k, buckets[label]) for label in used]
                   for k, name in enumerate(inputs.names)}
-        fig = plots.buckets_figure(f"{inputs.display[key]} by reference length", used, series,
-                                   inputs.display[key])
+        fig = plots.buckets_figure(f"{inputs.display[key]} by reference length", used,
+                                   {inputs.display[key]: series}, "reference length (words)")
     plots.save(fig, output)
     return f"wrote {output}"
