@@ -7,9 +7,12 @@ drop-in replacement. They are resolved lazily (PEP 562) to keep ``bleucli --help
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any
 
 from bleucli.version import __version__
+
+TYPE_CHECKING = False  # typing itself is not imported at start-up
+if TYPE_CHECKING:
+    from typing import Any
 
 _LAZY = {
     "BLEU": "bleucli.metrics.bleu",

@@ -104,6 +104,104 @@ static int load(PyObject *text, Buffer *b) {
 
 
 /* ------------------------------------------------------------------------------------ */
+/* What a call reads, owned by the call.                                                 */
+/*                                                                                       */
+/* A Python object a call allocates can start a garbage collection, and a collection can */
+/* run Python code (gc.callbacks, __del__, another thread taking the GIL) that empties   */
+/* the caller's lists; even PyList_AsTuple copies from a list after allocating. So the   */
+/* items are taken, with their references, into C arrays first (PyMem_* allocations      */
+/* never collect), before the call allocates any Python object.                          */
+
+typedef struct {
+    PyObject **items;
+    Py_ssize_t n;
+} Owned;
+
+/* Own the items of `list`; appends to `out` (grown with PyMem_Realloc). */
+static int own_items(PyObject *list, Owned *out) {
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    if (n > (PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(PyObject *)) - out->n) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    PyObject **grown = PyMem_Realloc(out->items, (size_t)(out->n + n + 1) * sizeof(PyObject *));
+    if (grown == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    out->items = grown;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(list, i);
+        Py_INCREF(item);
+        out->items[out->n++] = item;
+    }
+    return 0;
+}
+
+static void release(Owned *owned) {
+    for (Py_ssize_t i = 0; i < owned->n; i++)
+        Py_DECREF(owned->items[i]);
+    PyMem_Free(owned->items);
+    owned->items = NULL;
+    owned->n = 0;
+}
+
+/* The hypotheses and, per hypothesis, its references (a list of str each), owned: `hyps`
+   holds the hypotheses, `refs` every reference in order, `ref_at[i]..ref_at[i + 1]` those
+   of hypothesis i. Type errors are raised before anything is computed. */
+typedef struct {
+    Owned hyps, refs;
+    Py_ssize_t *ref_at;
+} Corpus;
+
+static void corpus_release(Corpus *c) {
+    release(&c->hyps);
+    release(&c->refs);
+    PyMem_Free(c->ref_at);
+    c->ref_at = NULL;
+}
+
+static int own_corpus(PyObject *hyp_list, PyObject *ref_list, Corpus *c, const char *function) {
+    memset(c, 0, sizeof(*c));
+    Py_ssize_t n = PyList_GET_SIZE(hyp_list);
+    if (PyList_GET_SIZE(ref_list) != n) {
+        PyErr_Format(PyExc_ValueError, "%s(): one reference list per hypothesis", function);
+        return -1;
+    }
+    c->ref_at = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    if (c->ref_at == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    c->ref_at[0] = 0;
+    /* references first: no allocation of a Python object happens until all are owned */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *sentence_refs = PyList_GET_ITEM(ref_list, i);
+        if (!PyList_Check(sentence_refs)) {
+            PyErr_Format(PyExc_TypeError, "%s(): references must be lists of str", function);
+            goto fail;
+        }
+        if (own_items(sentence_refs, &c->refs) < 0)
+            goto fail;
+        c->ref_at[i + 1] = c->refs.n;
+    }
+    if (own_items(hyp_list, &c->hyps) < 0)
+        goto fail;
+    for (Py_ssize_t i = 0; i < c->hyps.n + c->refs.n; i++) {
+        PyObject *text = i < c->hyps.n ? c->hyps.items[i] : c->refs.items[i - c->hyps.n];
+        if (!PyUnicode_Check(text)) {
+            PyErr_Format(PyExc_TypeError, "%s() takes strings", function);
+            goto fail;
+        }
+    }
+    return 0;
+fail:
+    corpus_release(c);
+    return -1;
+}
+
+
+/* ------------------------------------------------------------------------------------ */
 /* 13a in the string's own width (one, two or four bytes a character): no widening.      */
 
 #define DEFINE_NARROW_13A(NAME, T, KIND)                                                  \
@@ -378,6 +476,12 @@ static PyObject *tokenize_13a(PyObject *self, PyObject *arg) {
 
 /* ------------------------------------------------------------------------------------ */
 /* BLEU statistics.                                                                      */
+/*                                                                                       */
+/* Memory is linear in the input whatever the n-gram order: the n-grams of one order are */
+/* counted at a time, in a table whose entries point at their first token (no copy of    */
+/* the ids), with one rolling hash per position carried from order to order. Every      */
+/* Python object the work reads is owned by the call (tuples copied at entry), so Python */
+/* code that a garbage collection runs meanwhile cannot change or free it.               */
 
 typedef struct {
     Py_ssize_t start, len; /* a token: a slice of the sentence's UCS4 buffer */
@@ -393,22 +497,24 @@ typedef struct {
     Token *tokens;         /* by id */
     uint64_t *tok_hash;
     Py_ssize_t n_tokens, tokens_cap;
-    /* n-gram table: key = order + ids, counts per reference and for the hypothesis */
+    /* n-gram table of one order: counts per reference and for the hypothesis */
     uint64_t *gram_slots;   /* generation << 32 | (entry + 1) */
     uint32_t gram_gen;
     Py_ssize_t gram_cap;    /* active size (a power of two) */
     Py_ssize_t gram_alloc;  /* allocated size */
-    Py_ssize_t *gram_ids;   /* entries * max_order */
-    int *gram_order;
+    const Py_ssize_t **gram_start; /* the n-gram's first token id */
     uint64_t *gram_hash;
     Py_ssize_t *ref_max, *ref_cur, *hyp_count;
     Py_ssize_t *ref_stamp;  /* which reference last touched ref_cur */
     Py_ssize_t n_grams, grams_cap;
-    int max_order;
     Buffer *buffers;
     Py_ssize_t n_buffers;
-    Py_ssize_t *scratch;
+    Py_ssize_t *scratch;    /* token ids of every text */
     Py_ssize_t scratch_cap;
+    uint64_t *hashes;       /* per token position: the hash of the n-gram starting there */
+    Py_ssize_t hashes_cap;
+    Py_ssize_t *ref_len, *ref_at; /* per reference: token count and first id's offset */
+    Py_ssize_t refs_cap;
 } Workspace;
 
 static void ws_free(Workspace *w) {
@@ -416,14 +522,16 @@ static void ws_free(Workspace *w) {
     PyMem_Free(w->tokens);
     PyMem_Free(w->tok_hash);
     PyMem_Free(w->gram_slots);
-    PyMem_Free(w->gram_ids);
-    PyMem_Free(w->gram_order);
+    PyMem_Free((void *)w->gram_start);
     PyMem_Free(w->gram_hash);
     PyMem_Free(w->ref_max);
     PyMem_Free(w->ref_cur);
     PyMem_Free(w->hyp_count);
     PyMem_Free(w->ref_stamp);
     PyMem_Free(w->scratch);
+    PyMem_Free(w->hashes);
+    PyMem_Free(w->ref_len);
+    PyMem_Free(w->ref_at);
     for (Py_ssize_t i = 0; i < w->n_buffers; i++)
         buf_free(&w->buffers[i]);
     PyMem_Free(w->buffers);
@@ -439,7 +547,11 @@ static Py_ssize_t pow2_at_least(Py_ssize_t n) {
 
 #define GROW(ptr, type, count)                                                   \
     do {                                                                         \
-        type *grown_ = PyMem_Realloc((ptr), (size_t)(count) * sizeof(type));     \
+        if ((size_t)(count) > PY_SSIZE_T_MAX / sizeof(type)) {                   \
+            PyErr_NoMemory();                                                    \
+            return -1;                                                           \
+        }                                                                        \
+        type *grown_ = PyMem_Realloc((void *)(ptr), (size_t)(count) * sizeof(type)); \
         if (grown_ == NULL) {                                                    \
             PyErr_NoMemory();                                                    \
             return -1;                                                           \
@@ -461,8 +573,7 @@ static int ws_reset_grams(Workspace *w, Py_ssize_t n_grams) {
         w->gram_gen = 1;
     }
     if (n_grams > w->grams_cap) {
-        GROW(w->gram_ids, Py_ssize_t, n_grams * w->max_order);
-        GROW(w->gram_order, int, n_grams);
+        GROW(w->gram_start, const Py_ssize_t *, n_grams);
         GROW(w->gram_hash, uint64_t, n_grams);
         GROW(w->ref_max, Py_ssize_t, n_grams);
         GROW(w->ref_cur, Py_ssize_t, n_grams);
@@ -474,8 +585,8 @@ static int ws_reset_grams(Workspace *w, Py_ssize_t n_grams) {
     return 0;
 }
 
-/* Size the tables for a sentence with `n_tokens` tokens and `n_grams` n-grams in all. */
-static int ws_prepare(Workspace *w, Py_ssize_t n_tokens, Py_ssize_t n_grams, Py_ssize_t n_refs) {
+/* Size the token table for `n_tokens` tokens and the buffers for `n_refs` references. */
+static int ws_prepare(Workspace *w, Py_ssize_t n_tokens, Py_ssize_t n_refs) {
     /* only the active part of a table is cleared: a long sentence earlier must not make
        every later one pay for its table size */
     Py_ssize_t tok_cap = pow2_at_least(2 * n_tokens + 1);
@@ -495,18 +606,29 @@ static int ws_prepare(Workspace *w, Py_ssize_t n_tokens, Py_ssize_t n_grams, Py_
         w->tokens_cap = n_tokens;
     }
     w->n_tokens = 0;
-    if (ws_reset_grams(w, n_grams) < 0)
-        return -1;
+    if (n_refs + 1 > w->refs_cap) {
+        GROW(w->ref_len, Py_ssize_t, n_refs + 1);
+        GROW(w->ref_at, Py_ssize_t, n_refs + 1);
+        w->refs_cap = n_refs + 1;
+    }
     if (n_refs + 1 > w->n_buffers) {
-        Buffer *grown = PyMem_Realloc(w->buffers, (size_t)(n_refs + 1) * sizeof(Buffer));
-        if (grown == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
+        GROW(w->buffers, Buffer, n_refs + 1);
         for (Py_ssize_t i = w->n_buffers; i < n_refs + 1; i++)
-            memset(&grown[i], 0, sizeof(Buffer));
-        w->buffers = grown;
+            memset(&w->buffers[i], 0, sizeof(Buffer));
         w->n_buffers = n_refs + 1;
+    }
+    return 0;
+}
+
+/* Room for `n` token ids and as many position hashes. */
+static int ws_scratch(Workspace *w, Py_ssize_t n) {
+    if (n > w->scratch_cap) {
+        GROW(w->scratch, Py_ssize_t, n);
+        w->scratch_cap = n;
+    }
+    if (n > w->hashes_cap) {
+        GROW(w->hashes, uint64_t, n);
+        w->hashes_cap = n;
     }
     return 0;
 }
@@ -516,12 +638,25 @@ static inline uint64_t mix(uint64_t h, uint64_t v) {
     return h * 0xff51afd7ed558ccdULL;
 }
 
+/* MurmurHash3's finaliser: every input bit reaches the low bits a table slot is taken
+   from (a multiplicative hash alone carries bits upwards only, so keys differing in high
+   bits would share one chain). */
+static inline uint64_t spread(uint64_t h) {
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
 /* The id of token (buffer, start, len), interning it if new. */
 static Py_ssize_t intern_token(Workspace *w, Py_ssize_t buffer, Py_ssize_t start, Py_ssize_t len) {
     const Py_UCS4 *text = w->buffers[buffer].data + start;
     uint64_t h = 1469598103934665603ULL;
     for (Py_ssize_t i = 0; i < len; i++)
         h = (h ^ text[i]) * 1099511628211ULL;
+    h = spread(h);
     Py_ssize_t mask = w->tok_cap - 1, slot = (Py_ssize_t)(h & (uint64_t)mask);
     for (;;) {
         uint64_t stored = w->tok_slots[slot];
@@ -543,25 +678,22 @@ static Py_ssize_t intern_token(Workspace *w, Py_ssize_t buffer, Py_ssize_t start
     return id;
 }
 
-/* The entry of n-gram ids[0..order) under `tag` (which kind of n-gram: BLEU uses the
-   order, chrF the order plus 1000 for word n-grams) with hash `h`, adding it if new. */
-static Py_ssize_t gram_entry_hashed(Workspace *w, const Py_ssize_t *ids, int order, int tag,
-                                    uint64_t h) {
-    Py_ssize_t mask = w->gram_cap - 1, slot = (Py_ssize_t)(h & (uint64_t)mask);
+/* The entry of the n-gram ids[0..order) (of the order the table holds) with hash `h`,
+   adding it if new. */
+static Py_ssize_t gram_entry(Workspace *w, const Py_ssize_t *ids, Py_ssize_t order, uint64_t h) {
+    Py_ssize_t mask = w->gram_cap - 1, slot = (Py_ssize_t)(spread(h) & (uint64_t)mask);
     for (;;) {
         uint64_t stored = w->gram_slots[slot];
         if ((uint32_t)(stored >> 32) != w->gram_gen)
             break;
-        Py_ssize_t entry = (Py_ssize_t)(stored & 0xffffffffu);
-        Py_ssize_t e = entry - 1;
-        if (w->gram_hash[e] == h && w->gram_order[e] == tag &&
-            memcmp(w->gram_ids + e * w->max_order, ids, (size_t)order * sizeof(Py_ssize_t)) == 0)
+        Py_ssize_t e = (Py_ssize_t)(stored & 0xffffffffu) - 1;
+        if (w->gram_hash[e] == h &&
+            memcmp(w->gram_start[e], ids, (size_t)order * sizeof(Py_ssize_t)) == 0)
             return e;
         slot = (slot + 1) & mask;
     }
     Py_ssize_t e = w->n_grams++;
-    memcpy(w->gram_ids + e * w->max_order, ids, (size_t)order * sizeof(Py_ssize_t));
-    w->gram_order[e] = tag;
+    w->gram_start[e] = ids;
     w->gram_hash[e] = h;
     w->ref_max[e] = w->ref_cur[e] = w->hyp_count[e] = 0;
     w->ref_stamp[e] = -1;
@@ -569,21 +701,13 @@ static Py_ssize_t gram_entry_hashed(Workspace *w, const Py_ssize_t *ids, int ord
     return e;
 }
 
-
-/* The n-grams starting at each position of ids[0..n), orders 1..max_order, visited position
-   by position with a rolling hash (each order extends the previous one's hash), as entry
-   indices written to `out` in order-major layout: out[(order - 1) * n + i]. */
-static void gram_entries(Workspace *w, const Py_ssize_t *ids, Py_ssize_t n, int max_order,
-                         int tag_base, Py_ssize_t *out) {
-    for (Py_ssize_t i = 0; i < n; i++) {
-        uint64_t h = 0;
-        for (int order = 1; order <= max_order && i + order <= n; order++) {
-            int tag = tag_base + order;
-            h = mix(h, (uint64_t)ids[i + order - 1]);
-            out[(Py_ssize_t)(order - 1) * n + i] =
-                gram_entry_hashed(w, ids + i, order, tag, h ^ (uint64_t)tag);
-        }
-    }
+/* Extend the hashes of the n-grams of order - 1 starting at each position of ids[0..n) to
+   order `order` (hashes start at 0 before order 1); returns how many n-grams there are. */
+static Py_ssize_t roll(uint64_t *hashes, const Py_ssize_t *ids, Py_ssize_t n, Py_ssize_t order) {
+    Py_ssize_t count = n >= order ? n - order + 1 : 0;
+    for (Py_ssize_t i = 0; i < count; i++)
+        hashes[i] = mix(hashes[i], (uint64_t)ids[i + order - 1]);
+    return count;
 }
 
 /* chrF++'s punctuation: ASCII punctuation and symbols (string.punctuation). */
@@ -630,86 +754,70 @@ static int set_int(PyObject *row, Py_ssize_t i, Py_ssize_t value) {
     return 0;
 }
 
-static PyObject *sentence_row(Workspace *w, PyObject *hyp, PyObject *refs) {
-    int max_order = w->max_order;
-    Py_ssize_t n_refs = PyList_GET_SIZE(refs);
-    PyObject *row = NULL;
+/* BLEU statistics of one hypothesis against refs[0..n_refs) (str the caller owns). */
+static PyObject *sentence_row(Workspace *w, PyObject *hyp, PyObject *const *refs,
+                              Py_ssize_t n_refs, Py_ssize_t max_order) {
     /* load every text; a text of L characters has at most (L + 1) / 2 tokens */
-    if (ws_prepare(w, 0, 0, n_refs) < 0)
+    if (ws_prepare(w, 0, n_refs) < 0)
         return NULL;
-    Py_ssize_t total_tokens = 0, longest = 0;
+    Py_ssize_t total_tokens = 0;
     for (Py_ssize_t k = 0; k <= n_refs; k++) {
-        PyObject *text = k == 0 ? hyp : PyList_GET_ITEM(refs, k - 1);
-        if (!PyUnicode_Check(text)) {
-            PyErr_SetString(PyExc_TypeError, "bleu_stats() takes strings");
+        if (load(k == 0 ? hyp : refs[k - 1], &w->buffers[k]) < 0)
             return NULL;
-        }
-        if (load(text, &w->buffers[k]) < 0)
-            return NULL;
-        Py_ssize_t bound = (w->buffers[k].len + 1) / 2;
-        total_tokens += bound;
-        if (bound > longest)
-            longest = bound;
+        total_tokens += (w->buffers[k].len + 1) / 2;
     }
-    if (ws_prepare(w, total_tokens + 1, total_tokens * max_order + 1, n_refs) < 0)
+    if (ws_prepare(w, total_tokens + 1, n_refs) < 0 || ws_scratch(w, total_tokens + 1) < 0)
         return NULL;
-    /* scratch: token ids of every text, reference lengths, n-gram entries of one text */
-    Py_ssize_t need = total_tokens + (n_refs + 1) + longest * max_order + 1;
-    if (need > w->scratch_cap) {
-        Py_ssize_t *grown = PyMem_Realloc(w->scratch, (size_t)need * sizeof(Py_ssize_t));
-        if (grown == NULL) {
-            PyErr_NoMemory();
-            return NULL;
-        }
-        w->scratch = grown;
-        w->scratch_cap = need;
-    }
-    Py_ssize_t *ids = w->scratch, *lens = ids + total_tokens, *entries = lens + n_refs + 1;
-    /* references: maximum count of every n-gram over the references */
-    Py_ssize_t offset = 0;
+    /* token ids: the references', then the hypothesis' */
+    Py_ssize_t *ids = w->scratch, offset = 0, *ref_len = w->ref_len, *ref_at = w->ref_at;
     for (Py_ssize_t k = 1; k <= n_refs; k++) {
-        Py_ssize_t *r = ids + offset;
-        Py_ssize_t n = split_ids(w, k, r, 0);
-        lens[k] = n;
-        offset += n;
-        gram_entries(w, r, n, max_order, 0, entries);
-        for (int order = 1; order <= max_order; order++) {
-            const Py_ssize_t *of_order = entries + (Py_ssize_t)(order - 1) * n;
-            for (Py_ssize_t i = 0; i + order <= n; i++) {
-                Py_ssize_t e = of_order[i];
-                if (w->ref_stamp[e] != k) {
-                    w->ref_stamp[e] = k;
-                    w->ref_cur[e] = 0;
-                }
-                if (++w->ref_cur[e] > w->ref_max[e])
-                    w->ref_max[e] = w->ref_cur[e];
-            }
-        }
+        ref_at[k - 1] = offset;
+        ref_len[k - 1] = split_ids(w, k, ids + offset, 0);
+        offset += ref_len[k - 1];
     }
-    Py_ssize_t *hyp_ids = ids + offset;
-    Py_ssize_t hyp_len = split_ids(w, 0, hyp_ids, 0);
-    gram_entries(w, hyp_ids, hyp_len, max_order, 0, entries);
+    const Py_ssize_t hyp_at = offset, hyp_len = split_ids(w, 0, ids + offset, 0);
+    offset += hyp_len;
     /* closest reference length, ties to the shorter */
     Py_ssize_t best = -1, best_diff = -1;
-    for (Py_ssize_t k = 1; k <= n_refs; k++) {
-        Py_ssize_t diff = hyp_len > lens[k] ? hyp_len - lens[k] : lens[k] - hyp_len;
-        if (best_diff == -1 || diff < best_diff || (diff == best_diff && lens[k] < best)) {
-            best = lens[k];
+    for (Py_ssize_t k = 0; k < n_refs; k++) {
+        Py_ssize_t diff = hyp_len > ref_len[k] ? hyp_len - ref_len[k] : ref_len[k] - hyp_len;
+        if (best_diff == -1 || diff < best_diff || (diff == best_diff && ref_len[k] < best)) {
+            best = ref_len[k];
             best_diff = diff;
         }
     }
-    row = PyList_New(2 + 2 * (Py_ssize_t)max_order);
+    PyObject *row = PyList_New(2 + 2 * max_order);
     if (row == NULL)
         return NULL;
     if (set_int(row, 0, hyp_len) < 0 || set_int(row, 1, best) < 0)
         goto fail;
-    for (int order = 1; order <= max_order; order++) {
-        Py_ssize_t correct = 0, total = 0;
-        if (order <= hyp_len) {
-            total = hyp_len - order + 1;
-            const Py_ssize_t *of_order = entries + (Py_ssize_t)(order - 1) * hyp_len;
+    memset(w->hashes, 0, (size_t)offset * sizeof(uint64_t));
+    for (Py_ssize_t order = 1; order <= max_order; order++) {
+        Py_ssize_t correct = 0, total = hyp_len >= order ? hyp_len - order + 1 : 0;
+        if (total > 0) { /* else nothing to match (later orders have no n-grams either) */
+            Py_ssize_t count = 0;
+            for (Py_ssize_t k = 0; k < n_refs; k++)
+                count += ref_len[k] >= order ? ref_len[k] - order + 1 : 0;
+            if (ws_reset_grams(w, count + total) < 0)
+                goto fail;
+            /* references: maximum count of every n-gram over the references */
+            for (Py_ssize_t k = 0; k < n_refs; k++) {
+                const Py_ssize_t *r = ids + ref_at[k];
+                Py_ssize_t grams = roll(w->hashes + ref_at[k], r, ref_len[k], order);
+                for (Py_ssize_t i = 0; i < grams; i++) {
+                    Py_ssize_t e = gram_entry(w, r + i, order, w->hashes[ref_at[k] + i]);
+                    if (w->ref_stamp[e] != k) {
+                        w->ref_stamp[e] = k;
+                        w->ref_cur[e] = 0;
+                    }
+                    if (++w->ref_cur[e] > w->ref_max[e])
+                        w->ref_max[e] = w->ref_cur[e];
+                }
+            }
+            const Py_ssize_t *h = ids + hyp_at;
+            roll(w->hashes + hyp_at, h, hyp_len, order);
             for (Py_ssize_t i = 0; i < total; i++) {
-                Py_ssize_t e = of_order[i];
+                Py_ssize_t e = gram_entry(w, h + i, order, w->hashes[hyp_at + i]);
                 if (++w->hyp_count[e] <= w->ref_max[e])
                     correct++;
             }
@@ -723,50 +831,40 @@ fail:
     return NULL;
 }
 
-/* The result list of a statistics function: one item per hypothesis, which must have one
-   reference list each. */
-static PyObject *new_result(PyObject *hyps, PyObject *refs, const char *function) {
-    if (PyList_GET_SIZE(refs) != PyList_GET_SIZE(hyps)) {
-        PyErr_Format(PyExc_ValueError, "%s(): one reference list per hypothesis", function);
-        return NULL;
-    }
-    return PyList_New(PyList_GET_SIZE(hyps));
-}
+/* The n-gram orders a statistics function accepts (the metrics check the same range). */
+#define MAX_ORDER 1000
 
 static PyObject *bleu_stats(PyObject *self, PyObject *args) {
-    PyObject *hyps, *refs;
-    int max_order;
-    if (!PyArg_ParseTuple(args, "O!O!i:bleu_stats", &PyList_Type, &hyps, &PyList_Type, &refs,
-                          &max_order))
+    PyObject *hyp_list, *ref_list;
+    Py_ssize_t max_order;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!n:bleu_stats", &PyList_Type, &hyp_list, &PyList_Type,
+                          &ref_list, &max_order))
         return NULL;
-    if (max_order < 1 || max_order > 1000) {
+    if (max_order < 1 || max_order > MAX_ORDER) {
         PyErr_SetString(PyExc_ValueError, "bleu_stats(): max_order must be in 1..1000");
         return NULL;
     }
-    Py_ssize_t n = PyList_GET_SIZE(hyps);
-    PyObject *rows = new_result(hyps, refs, "bleu_stats");
-    if (rows == NULL)
+    Corpus c;
+    if (own_corpus(hyp_list, ref_list, &c, "bleu_stats") < 0)
         return NULL;
-    Workspace w;
-    memset(&w, 0, sizeof(w));
-    w.max_order = max_order;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *sentence_refs = PyList_GET_ITEM(refs, i);
-        if (!PyList_Check(sentence_refs)) {
-            PyErr_SetString(PyExc_TypeError, "bleu_stats(): references must be lists of str");
-            goto fail;
+    PyObject *rows = PyList_New(c.hyps.n);
+    if (rows != NULL) {
+        Workspace w;
+        memset(&w, 0, sizeof(w));
+        for (Py_ssize_t i = 0; i < c.hyps.n; i++) {
+            PyObject *row = sentence_row(&w, c.hyps.items[i], c.refs.items + c.ref_at[i],
+                                         c.ref_at[i + 1] - c.ref_at[i], max_order);
+            if (row == NULL) {
+                Py_CLEAR(rows);
+                break;
+            }
+            PyList_SET_ITEM(rows, i, row);
         }
-        PyObject *row = sentence_row(&w, PyList_GET_ITEM(hyps, i), sentence_refs);
-        if (row == NULL)
-            goto fail;
-        PyList_SET_ITEM(rows, i, row);
+        ws_free(&w);
     }
-    ws_free(&w);
+    corpus_release(&c);
     return rows;
-fail:
-    ws_free(&w);
-    Py_DECREF(rows);
-    return NULL;
 }
 
 
@@ -784,152 +882,130 @@ static Py_ssize_t chrf_char_ids(const Buffer *b, int whitespace, Py_ssize_t *out
 
 
 /* [hyp, ref, match] per order (characters, then words) of one hypothesis against one
-   reference; the hypothesis count is reported as 0 where the reference has no n-gram of
-   that order, as SacreBLEU does. */
+   reference, one order at a time; the hypothesis count is reported as 0 where the
+   reference has no n-gram of that order, as SacreBLEU does. seqs/lens: hypothesis chars,
+   reference chars, hypothesis words, reference words; hashes: room for all of them. */
 static PyObject *chrf_pair(Workspace *w, Py_ssize_t *const seqs[4], const Py_ssize_t lens[4],
-                           int char_order, int word_order) {
-    Py_ssize_t grams = (lens[0] + lens[1]) * char_order + (lens[2] + lens[3]) * word_order + 1;
-    if (ws_reset_grams(w, grams) < 0)
-        return NULL;
-    /* scratch for the n-gram entries of one sequence, all its orders */
-    Py_ssize_t need = 1;
-    for (int kind = 0; kind < 2; kind++) {
-        int orders = kind ? word_order : char_order;
-        for (int side = 0; side < 2; side++)
-            if (lens[2 * kind + side] * orders + 1 > need)
-                need = lens[2 * kind + side] * orders + 1;
-    }
-    if (need > w->scratch_cap) {
-        Py_ssize_t *grown = PyMem_Realloc(w->scratch, (size_t)need * sizeof(Py_ssize_t));
-        if (grown == NULL)
-            return PyErr_NoMemory();
-        w->scratch = grown;
-        w->scratch_cap = need;
-    }
-    Py_ssize_t *entries = w->scratch;
-    PyObject *row = PyList_New(3 * (Py_ssize_t)(char_order + word_order));
+                           uint64_t *const hashes[4], Py_ssize_t char_order,
+                           Py_ssize_t word_order) {
+    PyObject *row = PyList_New(3 * (char_order + word_order));
     if (row == NULL)
         return NULL;
     for (int kind = 0; kind < 2; kind++) { /* characters, then words */
-        int orders = kind ? word_order : char_order, tag_base = kind ? 1000 : 0;
-        if (orders == 0)
-            continue;
+        Py_ssize_t orders = kind ? word_order : char_order;
         const Py_ssize_t *hyp = seqs[2 * kind], *ref = seqs[2 * kind + 1];
         Py_ssize_t hyp_len = lens[2 * kind], ref_len = lens[2 * kind + 1];
-        Py_ssize_t ref_totals[1000 + 1];
-        gram_entries(w, ref, ref_len, orders, tag_base, entries);
-        for (int n = 1; n <= orders; n++) {
-            Py_ssize_t total = ref_len >= n ? ref_len - n + 1 : 0;
-            const Py_ssize_t *of_order = entries + (Py_ssize_t)(n - 1) * ref_len;
-            for (Py_ssize_t i = 0; i < total; i++)
-                w->ref_max[of_order[i]]++;
-            ref_totals[n] = total;
-        }
-        gram_entries(w, hyp, hyp_len, orders, tag_base, entries);
-        for (int n = 1; n <= orders; n++) {
+        uint64_t *hyp_hash = hashes[2 * kind], *ref_hash = hashes[2 * kind + 1];
+        memset(hyp_hash, 0, (size_t)hyp_len * sizeof(uint64_t));
+        memset(ref_hash, 0, (size_t)ref_len * sizeof(uint64_t));
+        for (Py_ssize_t n = 1; n <= orders; n++) {
+            Py_ssize_t ref_total = ref_len >= n ? ref_len - n + 1 : 0;
             Py_ssize_t hyp_total = hyp_len >= n ? hyp_len - n + 1 : 0, matches = 0;
-            const Py_ssize_t *of_order = entries + (Py_ssize_t)(n - 1) * hyp_len;
-            for (Py_ssize_t i = 0; i < hyp_total; i++) {
-                Py_ssize_t e = of_order[i];
-                if (++w->hyp_count[e] <= w->ref_max[e])
-                    matches++;
+            if (ref_total > 0 && hyp_total > 0) {
+                if (ws_reset_grams(w, ref_total + hyp_total) < 0)
+                    goto fail;
+                roll(ref_hash, ref, ref_len, n);
+                for (Py_ssize_t i = 0; i < ref_total; i++)
+                    w->ref_max[gram_entry(w, ref + i, n, ref_hash[i])]++;
+                roll(hyp_hash, hyp, hyp_len, n);
+                for (Py_ssize_t i = 0; i < hyp_total; i++) {
+                    Py_ssize_t e = gram_entry(w, hyp + i, n, hyp_hash[i]);
+                    if (++w->hyp_count[e] <= w->ref_max[e])
+                        matches++;
+                }
             }
-            Py_ssize_t k = (kind ? char_order : 0) + n - 1, ref_total = ref_totals[n];
+            Py_ssize_t k = (kind ? char_order : 0) + n - 1;
             if (set_int(row, 3 * k, ref_total ? hyp_total : 0) < 0 ||
-                set_int(row, 3 * k + 1, ref_total) < 0 || set_int(row, 3 * k + 2, matches) < 0) {
-                Py_DECREF(row);
-                return NULL;
-            }
+                set_int(row, 3 * k + 1, ref_total) < 0 || set_int(row, 3 * k + 2, matches) < 0)
+                goto fail;
         }
     }
     return row;
+fail:
+    Py_DECREF(row);
+    return NULL;
+}
+
+/* Per reference refs[0..n_refs) of one sentence (str the caller owns): chrF statistics. */
+static PyObject *chrf_sentence(Workspace *w, PyObject *hyp, PyObject *const *refs,
+                               Py_ssize_t n_refs, Py_ssize_t char_order, Py_ssize_t word_order,
+                               int whitespace) {
+    if (ws_prepare(w, 0, n_refs) < 0)
+        return NULL;
+    Py_ssize_t chars = 0;
+    for (Py_ssize_t k = 0; k <= n_refs; k++) {
+        if (load(k == 0 ? hyp : refs[k - 1], &w->buffers[k]) < 0)
+            return NULL;
+        chars += w->buffers[k].len;
+    }
+    /* ids: chars and words of every text (words at most twice the characters) */
+    if (ws_scratch(w, 3 * chars + 8) < 0 || ws_prepare(w, 2 * chars + 1, n_refs) < 0)
+        return NULL;
+    Py_ssize_t *ids = w->scratch;
+    uint64_t *hashes = w->hashes;
+    Py_ssize_t offset = 0;
+    Py_ssize_t *hyp_chars = ids + offset;
+    Py_ssize_t hyp_nchars = chrf_char_ids(&w->buffers[0], whitespace, hyp_chars);
+    offset += hyp_nchars;
+    Py_ssize_t *hyp_words = ids + offset;
+    Py_ssize_t hyp_nwords = word_order ? split_ids(w, 0, hyp_words, 1) : 0;
+    offset += hyp_nwords;
+    PyObject *per_ref = PyList_New(n_refs);
+    if (per_ref == NULL)
+        return NULL;
+    for (Py_ssize_t k = 1; k <= n_refs; k++) {
+        Py_ssize_t *ref_chars = ids + offset;
+        Py_ssize_t ref_nchars = chrf_char_ids(&w->buffers[k], whitespace, ref_chars);
+        Py_ssize_t *ref_words = ref_chars + ref_nchars;
+        Py_ssize_t ref_nwords = word_order ? split_ids(w, k, ref_words, 1) : 0;
+        Py_ssize_t *const seqs[4] = {hyp_chars, ref_chars, hyp_words, ref_words};
+        const Py_ssize_t lens[4] = {hyp_nchars, ref_nchars, hyp_nwords, ref_nwords};
+        uint64_t *const seq_hashes[4] = {hashes + (hyp_chars - ids), hashes + (ref_chars - ids),
+                                         hashes + (hyp_words - ids), hashes + (ref_words - ids)};
+        PyObject *row = chrf_pair(w, seqs, lens, seq_hashes, char_order, word_order);
+        if (row == NULL) {
+            Py_DECREF(per_ref);
+            return NULL;
+        }
+        PyList_SET_ITEM(per_ref, k - 1, row);
+    }
+    return per_ref;
 }
 
 static PyObject *chrf_stats(PyObject *self, PyObject *args) {
-    PyObject *hyps, *refs;
-    int char_order, word_order, whitespace;
-    if (!PyArg_ParseTuple(args, "O!O!iip:chrf_stats", &PyList_Type, &hyps, &PyList_Type, &refs,
-                          &char_order, &word_order, &whitespace))
+    PyObject *hyp_list, *ref_list;
+    Py_ssize_t char_order, word_order;
+    int whitespace;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!nnp:chrf_stats", &PyList_Type, &hyp_list, &PyList_Type,
+                          &ref_list, &char_order, &word_order, &whitespace))
         return NULL;
     if (char_order < 0 || word_order < 0 || char_order + word_order == 0 ||
-        char_order > 1000 || word_order > 1000) {
+        char_order > MAX_ORDER || word_order > MAX_ORDER) {
         PyErr_SetString(PyExc_ValueError, "chrf_stats(): orders must be in 0..1000, not both 0");
         return NULL;
     }
-    Py_ssize_t n = PyList_GET_SIZE(hyps);
-    PyObject *out = new_result(hyps, refs, "chrf_stats");
-    if (out == NULL)
+    Corpus c;
+    if (own_corpus(hyp_list, ref_list, &c, "chrf_stats") < 0)
         return NULL;
-    Workspace w;
-    memset(&w, 0, sizeof(w));
-    w.max_order = char_order > word_order ? char_order : word_order;
-    Py_ssize_t *ids = NULL;
-    Py_ssize_t ids_cap = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *hyp = PyList_GET_ITEM(hyps, i), *sentence_refs = PyList_GET_ITEM(refs, i);
-        if (!PyUnicode_Check(hyp) || !PyList_Check(sentence_refs)) {
-            PyErr_SetString(PyExc_TypeError, "chrf_stats(): hypotheses are str, references "
-                                             "lists of str");
-            goto fail;
-        }
-        Py_ssize_t n_refs = PyList_GET_SIZE(sentence_refs);
-        if (ws_prepare(&w, 0, 0, n_refs) < 0)
-            goto fail;
-        Py_ssize_t chars = 0;
-        for (Py_ssize_t k = 0; k <= n_refs; k++) {
-            PyObject *text = k == 0 ? hyp : PyList_GET_ITEM(sentence_refs, k - 1);
-            if (!PyUnicode_Check(text)) {
-                PyErr_SetString(PyExc_TypeError, "chrf_stats(): references must be str");
-                goto fail;
+    PyObject *out = PyList_New(c.hyps.n);
+    if (out != NULL) {
+        Workspace w;
+        memset(&w, 0, sizeof(w));
+        for (Py_ssize_t i = 0; i < c.hyps.n; i++) {
+            PyObject *per_ref = chrf_sentence(&w, c.hyps.items[i], c.refs.items + c.ref_at[i],
+                                              c.ref_at[i + 1] - c.ref_at[i], char_order,
+                                              word_order, whitespace);
+            if (per_ref == NULL) {
+                Py_CLEAR(out);
+                break;
             }
-            if (load(text, &w.buffers[k]) < 0)
-                goto fail;
-            chars += w.buffers[k].len;
+            PyList_SET_ITEM(out, i, per_ref);
         }
-        /* ids: chars and words of every text (words at most twice the characters) */
-        if (4 * chars + 8 > ids_cap) {
-            ids_cap = 4 * chars + 8;
-            Py_ssize_t *grown = PyMem_Realloc(ids, (size_t)ids_cap * sizeof(Py_ssize_t));
-            if (grown == NULL) {
-                PyErr_NoMemory();
-                goto fail;
-            }
-            ids = grown;
-        }
-        if (ws_prepare(&w, 2 * chars + 1, 1, n_refs) < 0)
-            goto fail;
-        Py_ssize_t offset = 0;
-        Py_ssize_t *hyp_chars = ids + offset;
-        Py_ssize_t hyp_nchars = chrf_char_ids(&w.buffers[0], whitespace, hyp_chars);
-        offset += hyp_nchars;
-        Py_ssize_t *hyp_words = ids + offset;
-        Py_ssize_t hyp_nwords = word_order ? split_ids(&w, 0, hyp_words, 1) : 0;
-        offset += hyp_nwords;
-        PyObject *per_ref = PyList_New(n_refs);
-        if (per_ref == NULL)
-            goto fail;
-        PyList_SET_ITEM(out, i, per_ref);
-        for (Py_ssize_t k = 1; k <= n_refs; k++) {
-            Py_ssize_t *ref_chars = ids + offset;
-            Py_ssize_t ref_nchars = chrf_char_ids(&w.buffers[k], whitespace, ref_chars);
-            Py_ssize_t *ref_words = ref_chars + ref_nchars;
-            Py_ssize_t ref_nwords = word_order ? split_ids(&w, k, ref_words, 1) : 0;
-            Py_ssize_t *const seqs[4] = {hyp_chars, ref_chars, hyp_words, ref_words};
-            const Py_ssize_t lens[4] = {hyp_nchars, ref_nchars, hyp_nwords, ref_nwords};
-            PyObject *row = chrf_pair(&w, seqs, lens, char_order, word_order);
-            if (row == NULL)
-                goto fail;
-            PyList_SET_ITEM(per_ref, k - 1, row);
-        }
+        ws_free(&w);
     }
-    PyMem_Free(ids);
-    ws_free(&w);
+    corpus_release(&c);
     return out;
-fail:
-    PyMem_Free(ids);
-    ws_free(&w);
-    Py_DECREF(out);
-    return NULL;
 }
 
 static PyObject *tokenize_13a_many(PyObject *self, PyObject *arg) {
@@ -937,17 +1013,22 @@ static PyObject *tokenize_13a_many(PyObject *self, PyObject *arg) {
         PyErr_SetString(PyExc_TypeError, "tokenize_13a_many() takes a list of str");
         return NULL;
     }
-    Py_ssize_t n = PyList_GET_SIZE(arg);
-    PyObject *out = PyList_New(n);
-    if (out == NULL)
+    Owned lines = {NULL, 0}; /* owned first: the caller's list may change meanwhile */
+    if (own_items(arg, &lines) < 0)
         return NULL;
+    Py_ssize_t n = lines.n;
+    PyObject *out = PyList_New(n);
+    if (out == NULL) {
+        release(&lines);
+        return NULL;
+    }
     /* one pair of scratch buffers per string width, reused by every line */
     Py_UCS1 *b1[2] = {NULL, NULL};
     Py_UCS2 *b2[2] = {NULL, NULL};
     Py_UCS4 *b4[2] = {NULL, NULL};
     Py_ssize_t c1[2] = {0, 0}, c2[2] = {0, 0}, c4[2] = {0, 0};
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *text = PyList_GET_ITEM(arg, i), *line;
+        PyObject *text = lines.items[i], *line;
         if (!PyUnicode_Check(text)) {
             PyErr_SetString(PyExc_TypeError, "tokenize_13a() takes a str");
             line = NULL;
@@ -967,6 +1048,7 @@ static PyObject *tokenize_13a_many(PyObject *self, PyObject *arg) {
     PyMem_Free(b1[0]); PyMem_Free(b1[1]);
     PyMem_Free(b2[0]); PyMem_Free(b2[1]);
     PyMem_Free(b4[0]); PyMem_Free(b4[1]);
+    release(&lines);
     (void)self;
     return out;
 }
@@ -974,6 +1056,7 @@ static PyObject *tokenize_13a_many(PyObject *self, PyObject *arg) {
 /* Column sums of rows of Python ints (integer statistics: exact in any order); None if a
    value is not an int that fits in 64 bits, so the caller falls back to Python. */
 static PyObject *sum_int_rows(PyObject *self, PyObject *arg) {
+    (void)self;
     if (!PyList_Check(arg)) {
         PyErr_SetString(PyExc_TypeError, "sum_int_rows() takes a list of lists");
         return NULL;

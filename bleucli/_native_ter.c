@@ -466,27 +466,71 @@ done:
     return 0;
 }
 
-static int read_ids(PyObject *list, idx **out, idx *n, idx *vocab) {
-    *n = PyList_GET_SIZE(list);
+/* Word ids of a list of non-negative ints, read into a C array before any Python object
+   is allocated (which could run code that changes the list). */
+static int read_ids(PyObject *ids, idx **out, idx *n) {
+    *n = PyList_GET_SIZE(ids);
     *out = alloc((size_t)*n, sizeof(idx));
     if (*out == NULL) {
         PyErr_NoMemory();
         return -1;
     }
     for (idx i = 0; i < *n; i++) {
-        idx v = PyLong_AsSsize_t(PyList_GET_ITEM(list, i));
+        idx v = PyLong_AsSsize_t(PyList_GET_ITEM(ids, i));
         if (v == -1 && PyErr_Occurred())
             return -1;
-        if (v < 0 || v >= PY_SSIZE_T_MAX / 64) {
-            PyErr_SetString(PyExc_ValueError, "word ids must be small non-negative ints");
+        if (v < 0) {
+            PyErr_SetString(PyExc_ValueError, "word ids must be non-negative ints");
             return -1;
         }
         (*out)[i] = v;
-        if (v + 1 > *vocab)
-            *vocab = v + 1;
     }
     return 0;
 }
+
+static int compare_idx(const void *a, const void *b) {
+    idx x = *(const idx *)a, y = *(const idx *)b;
+    return (x > y) - (x < y);
+}
+
+/* Renumber the ids of both sentences densely (0..V-1, the same word the same id), so that
+   the tables indexed by word are as large as the sentences, whatever ids the caller
+   used. Returns V, or -1 on failure. */
+static idx dense_ids(idx *ref, idx n_ref, idx *hyp, idx n_hyp) {
+    idx total = n_ref + n_hyp, vocab = 0;
+    idx *sorted = alloc((size_t)total, sizeof(idx));
+    if (sorted == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(sorted, ref, (size_t)n_ref * sizeof(idx));
+    memcpy(sorted + n_ref, hyp, (size_t)n_hyp * sizeof(idx));
+    qsort(sorted, (size_t)total, sizeof(idx), compare_idx);
+    for (idx i = 0; i < total; i++)
+        if (i == 0 || sorted[i] != sorted[vocab - 1])
+            sorted[vocab++] = sorted[i];
+    for (int side = 0; side < 2; side++) {
+        idx *ids = side ? hyp : ref, n = side ? n_hyp : n_ref;
+        for (idx i = 0; i < n; i++) {
+            idx lo = 0, hi = vocab - 1;
+            while (lo < hi) {
+                idx mid = lo + (hi - lo) / 2;
+                if (sorted[mid] < ids[i])
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            ids[i] = lo;
+        }
+    }
+    PyMem_Free(sorted);
+    return vocab;
+}
+
+/* The largest hypothesis x reference word product a pair may have (bleucli.metrics.ter
+   checks the same bound first, with a message naming the line): beyond it the search's
+   tables would take gigabytes. */
+#define MAX_WORD_PAIRS 100000000LL
 
 /* ter_edits(hyp_ids, ref_ids) -> edits including shifts; the reference is not empty. */
 PyObject *bleucli_ter_edits(PyObject *self, PyObject *args) {
@@ -498,13 +542,20 @@ PyObject *bleucli_ter_edits(PyObject *self, PyObject *args) {
     memset(&t, 0, sizeof t);
     PyObject *result = NULL;
     idx vocab = 0;
-    if (read_ids(ref_list, &t.ref, &t.n_ref, &vocab) < 0 ||
-        read_ids(hyp_list, &t.hyp, &t.n_hyp, &vocab) < 0)
+    if (read_ids(ref_list, &t.ref, &t.n_ref) < 0 || read_ids(hyp_list, &t.hyp, &t.n_hyp) < 0)
         goto out;
     if (t.n_ref == 0) {
         PyErr_SetString(PyExc_ValueError, "empty reference");
         goto out;
     }
+    if ((long long)t.n_hyp * (long long)t.n_ref > MAX_WORD_PAIRS) {
+        PyErr_Format(PyExc_ValueError, "ter_edits(): %zd x %zd words is more than %lld word "
+                     "pairs", t.n_hyp, t.n_ref, MAX_WORD_PAIRS);
+        goto out;
+    }
+    vocab = dense_ids(t.ref, t.n_ref, t.hyp, t.n_hyp);
+    if (vocab < 0)
+        goto out;
     idx n_hyp = t.n_hyp, n_ref = t.n_ref, W = (n_ref + 63) / 64;
     t.W = W;
     t.vocab = vocab;

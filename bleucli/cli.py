@@ -248,7 +248,7 @@ def command(ctx: click.Context, **params: Any) -> None:
     from bleucli.commands.score import run
 
     progress.configure(options.quiet)
-    from bleucli.testsets.download import offline_mode
+    from bleucli.testsets.offline import offline_mode
 
     with offline_mode(options.offline):  # test sets and SentencePiece models alike
         output = run(options)
@@ -480,25 +480,9 @@ SUBCOMMANDS = {"report": report_command, "gate": gate_command, "merge": merge_co
 
 
 def _configure_logging(quiet: bool) -> None:
-    """Messages go to stderr as ``bleucli: ...``; ``-q`` keeps only warnings and errors."""
-    import logging
+    from bleucli.log import configure
 
-    class StderrHandler(logging.StreamHandler):
-        """Writes to whatever ``sys.stderr`` is at the time (tests and tools swap it)."""
-
-        @property  # type: ignore[override]
-        def stream(self):
-            return sys.stderr
-
-        @stream.setter
-        def stream(self, _value) -> None:
-            pass
-
-    logger = logging.getLogger("bleucli")
-    handler = StderrHandler()
-    handler.setFormatter(logging.Formatter("bleucli: %(message)s"))
-    logger.handlers[:] = [handler]
-    logger.setLevel(logging.WARNING if quiet else logging.INFO)
+    configure(quiet)
 
 
 def _single_threaded_blas() -> None:

@@ -28,6 +28,10 @@ class UsageError(ConfigError):
     exit_code = 2
 
 
+class OutputError(BleucliError):
+    """A file bleucli was asked to write cannot be written."""
+
+
 class MissingExtraError(BleucliError, ImportError):
     """An optional dependency is needed; the message says which ``pip install`` fixes it."""
 

@@ -232,10 +232,11 @@ def rank_table(rankings: Sequence[Any], fmt: str, width: int, test: str,
 
     kind = "paired bootstrap" if test == "bs" else "approximate randomisation"
     if fmt == "json":
+        per_metric: dict[str, Any] = {}
         document = {"test": test, "samples": n_samples, "correction": "holm", "alpha": ALPHA,
-                    "metrics": {}}
+                    "metrics": per_metric}
         for ranking in rankings:
-            document["metrics"][ranking.metric] = {
+            per_metric[ranking.metric] = {
                 "signature": ranking.signature,
                 "higher_is_better": ranking.higher_is_better,
                 "systems": [{"system": s.name, "position": s.position, "cluster": s.cluster,

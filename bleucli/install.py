@@ -58,7 +58,7 @@ def install_as_sacrebleu(force: bool = False) -> None:
         parent_name, _, leaf = f"sacrebleu.{relative}".rpartition(".")
         setattr(sys.modules[parent_name], leaf, module)
     bleucli_logger = logging.getLogger("bleucli")
-    bleucli_logger.parent = logging.getLogger("sacrebleu")  # type: ignore[assignment]
+    bleucli_logger.parent = logging.getLogger("sacrebleu")
 
 
 def uninstall_sacrebleu() -> None:
@@ -67,4 +67,4 @@ def uninstall_sacrebleu() -> None:
     for name in [n for n in sys.modules if n == "sacrebleu" or n.startswith("sacrebleu.")]:
         if getattr(sys.modules[name], "__name__", "").startswith(PACKAGE):
             del sys.modules[name]
-    logging.getLogger("bleucli").parent = logging.getLogger()  # type: ignore[assignment]
+    logging.getLogger("bleucli").parent = logging.getLogger()

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import codecs
 import gzip
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-from bleucli.errors import InputError
+from bleucli.errors import InputError, OutputError
+
+if TYPE_CHECKING:
+    from pathlib import Path  # imported where used: scoring a file needs no pathlib
 
 
 @dataclass
@@ -56,7 +60,7 @@ def open_binary(path: str) -> IO[bytes]:
     """Open a file (``.gz`` decompressed) for reading, with one-line errors naming it."""
     try:
         if path.endswith(".gz"):
-            return gzip.open(path, "rb")  # noqa: SIM115 - the caller closes it
+            return gzip.open(path, "rb")  # type: ignore[return-value]  # noqa: SIM115
         return open(path, "rb")  # noqa: SIM115 - the caller closes it
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
@@ -130,3 +134,58 @@ def read_json(path: str, what: str) -> object:
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise InputError(f"{path}: line {err.lineno}: not {what} ({err.msg})") from None
+
+
+@contextmanager
+def atomic_replace(target: Path, mode: int | None = None) -> Iterator[str]:
+    """The path of a temporary file beside ``target`` that replaces it in one step when the
+    block succeeds, and is removed otherwise: a reader (or a crash) never sees half a file.
+    ``mode``: the permissions it gets. File-system errors propagate as ``OSError``."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+    os.close(fd)
+    try:
+        yield tmp
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write a file the user asked for (a baseline, a report) in one step, so that a crash
+    never leaves half of it. A file that exists keeps its permissions; a new one gets the
+    usual ones (0666 less the umask). Problems are one :class:`OutputError` naming the file."""
+    import os
+    from pathlib import Path
+
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        raise OutputError(f"{path}: is a directory; give a file name")
+    if not folder.is_dir():
+        raise OutputError(f"{path}: folder {folder} does not exist; create it first")
+    try:
+        mode = target.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    try:
+        with atomic_replace(target, mode) as tmp, open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as err:
+        raise OutputError(f"{path}: cannot write ({err.strerror or err})") from None
+
+
+def copy_atomic(source: Path, dest: Path) -> None:
+    """Copy a file so that ``dest`` appears complete or not at all."""
+    import shutil
+
+    with atomic_replace(dest) as tmp:
+        shutil.copyfile(source, tmp)

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from types import ModuleType
 
 #: The C sources of the core, as setup.py compiles them (same order: same hash).
 SOURCES = ("_native.c", "_native_ter.c")
 
 
-def source_hash(folder: Path) -> str | None:
+def source_hash(folder: str) -> str | None:
     """The digest setup.py records in the core for the C sources in ``folder``, or None
     when they are not there (an installed wheel ships no C sources). A CRC, not a
     cryptographic hash: it tells an edited source from the built one, and ``zlib`` loads
@@ -26,10 +25,15 @@ def source_hash(folder: Path) -> str | None:
     import zlib
 
     try:
-        data = b"".join((folder / name).read_bytes() for name in SOURCES)
+        data = b"".join(_read(os.path.join(folder, name)) for name in SOURCES)
     except OSError:
         return None
     return f"{zlib.crc32(data):08x}-{len(data)}"
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
 
 
 def _load() -> ModuleType | None:
@@ -39,13 +43,13 @@ def _load() -> ModuleType | None:
         from bleucli import _native
     except ImportError:
         return None
-    folder = Path(_native.__file__).parent
+    folder = os.path.dirname(_native.__file__)
     expected = source_hash(folder)
     if expected is not None and getattr(_native, "SOURCE_HASH", "") != expected:
         sys.stderr.write(
-            f"bleucli: the compiled core {Path(_native.__file__).name} was built from other "
-            f"sources than {folder / SOURCES[0]}; using the pure-Python engine (same results, "
-            f"slower) until it is rebuilt: pip install -e .\n")
+            f"bleucli: the compiled core {os.path.basename(_native.__file__)} was built from "
+            f"other sources than {os.path.join(folder, SOURCES[0])}; using the pure-Python "
+            f"engine (same results, slower) until it is rebuilt: pip install -e .\n")
         return None
     return _native
 

@@ -8,6 +8,7 @@ extracted once; resamples never re-tokenise anything.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,7 +87,8 @@ def paired_randomization(metric: Metric, baseline_rows, system_rows, n_samples: 
     return PairedResult(system_score, p_value(differences, abs(baseline_score - system_score)))
 
 
-TESTS = {"bs": paired_bootstrap, "ar": paired_randomization}
+TESTS: dict[str, Callable[..., PairedResult]] = {"bs": paired_bootstrap,
+                                                  "ar": paired_randomization}
 
 
 #: What forked workers read: set by run_paired just before the pool starts.

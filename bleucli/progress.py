@@ -23,11 +23,15 @@ def enabled() -> bool:
     return _enabled
 
 
+def _ignore(steps: int = 1) -> None:
+    """``advance`` when no bar is shown."""
+
+
 @contextmanager
 def stage(label: str, total: int) -> Iterator[Callable[[int], None]]:
     """A named stage of ``total`` steps; yields ``advance(steps=1)``."""
     if not _enabled or total <= 0:
-        yield lambda steps=1: None
+        yield _ignore
         return
     import click
 

@@ -132,7 +132,9 @@ def rank_systems(metric: Metric, rows: list[list[list[float]]], names: list[str]
             differences = np.abs(resampled[i] - resampled[j])
             raw.append(p_value(differences - differences.mean(), abs(scores[i] - scores[j])))
         else:
-            raw.append(paired_randomization(metric, rows[i], rows[j], n_samples, seed).p_value)
+            p = paired_randomization(metric, rows[i], rows[j], n_samples, seed).p_value
+            assert p is not None  # the randomisation test always gives one
+            raw.append(p)
     ranking = Ranking(totals[0].name, higher_is_better, systems)
     for (i, j), p, adjusted in zip(pairs, raw, holm(raw)):
         key = _pair(names[i], names[j])

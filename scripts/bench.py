@@ -17,12 +17,15 @@ repeats: SacreBLEU caches tokenisations), else a generated corpus.
     python scripts/bench.py --quick              # small corpus, one pair (CI agreement check)
     python scripts/bench.py --files ref.de a.de b.de c.de   # your own test set, 3 systems
     python scripts/bench.py --write scripts/BENCHMARKS.md
+
+Both tools are installed into a fresh virtual environment first (bleucli from this tree as a
+wheel, as users install it; ``--venv DIR`` keeps it for the next run); ``--python PATH``
+runs what an interpreter already has instead (quick agreement checks).
 """
 
 from __future__ import annotations
 
 import argparse
-import compileall
 import glob
 import itertools
 import json
@@ -39,6 +42,33 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 20261203
+
+#: The interpreter that runs every measured command: a fresh virtual environment holding
+#: SacreBLEU 2.6.0 and bleucli installed from this tree (a wheel, not an editable install),
+#: and the peers that install; set by main(). Runs start in WORKDIR, not in the source tree
+#: (``python -m bleucli`` there would import the tree instead of the installed package).
+PYTHON = sys.executable
+WORKDIR = ROOT
+#: Peer tools installed into the environment when their registries have them.
+PEERS = ("bleuscore",)
+
+
+def make_environment(folder: Path) -> Path:
+    """A virtual environment with both tools installed as users install them."""
+    import venv
+
+    if not (folder / "bin" / "python").exists():
+        venv.create(folder, with_pip=True)
+    python = folder / "bin" / "python"
+    pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    subprocess.run([*pip, "sacrebleu==2.6.0", "numpy", str(ROOT)], check=True)
+    # the tree as it is now, also into an environment kept from an earlier run
+    subprocess.run([*pip, "--force-reinstall", "--no-deps", str(ROOT)], check=True)
+    for peer in PEERS:
+        if subprocess.run([*pip, peer], capture_output=True).returncode != 0:
+            print(f"bench: {peer} could not be installed; its rows are left out",
+                  file=sys.stderr)
+    return python
 
 # -- corpora ---------------------------------------------------------------------------------
 
@@ -194,9 +224,9 @@ def run_api(tool: str, metric: str, paths: dict[str, Path], limit: int,
             pure: bool = False) -> dict:
     """One API measurement in a fresh process; ``pure`` forces bleucli's pure-Python engine."""
     env = {**os.environ, "BLEUCLI_PUREPYTHON": "1"} if pure else None
-    out = subprocess.run([sys.executable, "-c", _API_SNIPPET, tool, metric, str(paths["ref"]),
+    out = subprocess.run([PYTHON, "-c", _API_SNIPPET, tool, metric, str(paths["ref"]),
                           str(paths["sys0"]), str(limit)], capture_output=True, text=True,
-                         check=True, cwd=ROOT, env=env)
+                         check=True, cwd=WORKDIR, env=env)
     return json.loads(out.stdout)
 
 
@@ -208,7 +238,7 @@ def _children_cpu() -> float:
 def run_command(argv: list[str]) -> tuple[float, float, str]:
     """Wall time, CPU time (of the child and its workers) and standard output of a command."""
     start, cpu = time.perf_counter(), _children_cpu()
-    proc = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=WORKDIR)
     elapsed, cpu = time.perf_counter() - start, _children_cpu() - cpu
     if proc.returncode != 0:
         raise SystemExit(f"command failed: {' '.join(argv)}\n{proc.stderr}")
@@ -229,13 +259,35 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
 
 def peak_rss(tool: str, args: list[str]) -> int:
     """Peak resident memory (KiB) of one CLI run, measured inside that process."""
-    proc = subprocess.run([sys.executable, "-c", _RSS_SNIPPET, tool, *args],
-                          capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run([PYTHON, "-c", _RSS_SNIPPET, tool, *args],
+                          capture_output=True, text=True, cwd=WORKDIR)
     return int(proc.stderr.strip().splitlines()[-1])
 
 
 def tool_command(tool: str) -> list[str]:
-    return [sys.executable, "-m", tool]
+    return [str(PYTHON), "-m", tool]
+
+
+def import_ms(tool: str, args: list[str]) -> float:
+    """Milliseconds ``python -X importtime`` counts for the modules a command imports after
+    the interpreter's own start-up (everything after ``site``, but runpy, which ``-m``
+    needs for either tool). Median of five runs."""
+    totals = []
+    for _ in range(5):
+        proc = subprocess.run([PYTHON, "-X", "importtime", "-m", tool, *args],
+                              capture_output=True, text=True, cwd=WORKDIR)
+        total, after_site = 0, False
+        for line in proc.stderr.splitlines():
+            if not line.startswith("import time:") or "|" not in line:
+                continue
+            _, cumulative, name = line.split("|")
+            if name.startswith("  ") or not cumulative.strip().isdigit():
+                continue  # nested: counted in its parent's cumulative time
+            if after_site and name.strip() != "runpy":
+                total += int(cumulative)
+            after_site = after_site or name.strip() == "site"
+        totals.append(total / 1000)
+    return statistics.median(totals)
 
 
 def paired_runs(repeats: int, theirs, ours) -> dict:
@@ -315,6 +367,7 @@ def bench(corpora: dict[int, dict[str, Path]], repeats: int, ter_limit: int,
     table = Table()
     sizes = sorted(corpora)
     compare_cli(table, "start-up (`--help`)", "-", ["--help"], repeats, check=False)
+    compare_cli(table, "start-up (`--version`)", "-", ["--version"], repeats, check=False)
     names = {"bleu": "BLEU corpus score (API)", "chrf": "chrF corpus score (API)",
              "chrf++": "chrF++ corpus score (API)", "ter": "TER corpus score (API)",
              "sentence-bleu": "sentence BLEU, one call per line (API)"}
@@ -361,6 +414,12 @@ def bench(corpora: dict[int, dict[str, Path]], repeats: int, ter_limit: int,
                 repeats, comparable=table_lines)
     compare_cli(table, "CLI `--paired-bs`, 3 x 3, `-j 2` (both)", str(n),
                 paired + ["-j", "2"], repeats, comparable=table_lines)
+    smallest = corpora[min(sizes)]
+    plain = [str(smallest["ref"]), "-i", str(smallest["sys0"]), "-b"]
+    table.imports = {  # type: ignore[attr-defined]
+        command: (import_ms("sacrebleu", args), import_ms("bleucli", args))
+        for command, args in (("`--version`", ["--version"]),
+                              (f"`REF -i HYP -b`, {min(sizes)} lines", plain))}
     largest = corpora[max(sizes)]
     cli = [str(largest["ref"]), "-i", str(largest["sys0"]), "-b"]
     table.memory = (max(sizes), peak_rss("sacrebleu", cli),  # type: ignore[attr-defined]
@@ -370,15 +429,14 @@ def bench(corpora: dict[int, dict[str, Path]], repeats: int, ter_limit: int,
 
 def native_built() -> bool:
     """Whether bleucli's compiled core is built (then the pure-Python engine is timed too)."""
-    proc = subprocess.run([sys.executable, "-c", "import bleucli._native"], cwd=ROOT,
+    proc = subprocess.run([PYTHON, "-c", "import bleucli._native"], cwd=WORKDIR,
                           capture_output=True)
     return proc.returncode == 0
 
 
 def has_bleuscore() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("bleuscore") is not None
+    return subprocess.run([PYTHON, "-c", "import bleuscore"], cwd=WORKDIR,
+                          capture_output=True).returncode == 0
 
 
 def machine() -> str:
@@ -411,15 +469,22 @@ def main() -> int:
     parser.add_argument("--write", metavar="FILE", help="also write the report to FILE")
     parser.add_argument("--generated", action="store_true",
                         help="use the generated corpus even where the real data exists")
+    parser.add_argument("--venv", metavar="DIR",
+                        help="virtual environment to install both tools into and keep "
+                             "(default: a temporary one)")
+    parser.add_argument("--python", metavar="PATH",
+                        help="run the tools already installed for this interpreter instead "
+                             "(agreement checks; timings are quoted from --venv runs)")
     args = parser.parse_args()
     sizes = [500] if args.quick else [int(s) for s in args.sizes.split(",")]
     repeats = 1 if args.quick else args.repeats
-    # Both tools run from bytecode, as installed packages do (a machine with
-    # PYTHONDONTWRITEBYTECODE would otherwise recompile the working tree on every run).
-    compileall.compile_dir(str(ROOT / "bleucli"), quiet=1)
-    described = machine()
+    global PYTHON, WORKDIR
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
+        PYTHON = Path(args.python) if args.python else \
+            make_environment(Path(args.venv) if args.venv else folder / "venv")
+        WORKDIR = folder
+        described = machine()
         real = REAL_DATA.is_dir() and not (args.generated or args.quick)
         writer = write_real_corpus if real else write_corpus
         corpora = given_corpus(args.files) if args.files else \
@@ -443,6 +508,13 @@ def main() -> int:
                       f"{theirs / 1024:.0f} MiB, " + ", ".join(
                           f"{tool} {kb / 1024:.0f} MiB ({kb / theirs:.2f}x)"
                           for tool, kb in table.api_rss.items() if tool != "sacrebleu") + ".")
+    imports = getattr(table, "imports", {})
+    if imports:
+        report += ["", "Import time (`python -X importtime`, ms of the modules a command loads "
+                   "after the interpreter's start-up; median of 5 runs):", "",
+                   "| command | SacreBLEU (ms) | bleucli (ms) |", "| --- | ---: | ---: |"]
+        report += [f"| {command} | {theirs:.1f} | {ours:.1f} |"
+                   for command, (theirs, ours) in imports.items()]
     if table.failures:
         report += ["", "**Score disagreements:**", *[f"- {f}" for f in table.failures]]
     text = "\n".join(report)

@@ -1,23 +1,60 @@
 #!/usr/bin/env bash
-# Run the compiled core's tests under valgrind's memcheck: invalid reads/writes, uses of
-# uninitialised memory and definite leaks in bleucli/_native.c fail the run.
+# Run the compiled core's tests under a memory checker: invalid reads/writes, uses of
+# uninitialised memory, undefined behaviour and definite leaks in bleucli/_native*.c fail the run.
 #
-#   bash scripts/memcheck.sh            # the native and metric differential tests
-#   bash scripts/memcheck.sh tests/...  # other tests
+#   bash scripts/memcheck.sh                 # valgrind memcheck on the native tests
+#   bash scripts/memcheck.sh --asan          # an AddressSanitizer + UBSan build of the core
+#   bash scripts/memcheck.sh [--asan] tests/...   # other tests
 #
-# PYTHONMALLOC=malloc routes Python's allocations through malloc so that valgrind sees them;
-# leaks are reported only for blocks allocated by the native module's own code paths.
+# valgrind: PYTHONMALLOC=malloc routes Python's allocations through malloc so that valgrind
+# sees them; only errors whose stack passes through the native module count.
+# --asan: the core is compiled with -fsanitize=address,undefined into a scratch copy of the
+# tree (the installed build is untouched) and the tests run there, with the sanitizer
+# runtime preloaded; any report aborts the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mode=valgrind
+if [ "${1:-}" = "--asan" ]; then mode=asan; shift; fi
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(tests/test_native.py tests/test_native_hostile.py
+                                      tests/metrics/test_bleu_worked.py)
+python=$(python3 -c 'import sys; print(sys.executable)')  # the interpreter, not a launcher
+
+if [ "$mode" = asan ]; then
+    command -v gcc >/dev/null || { echo "gcc is needed for the sanitizer build"; exit 2; }
+    build=$(mktemp -d)
+    trap 'rm -rf "$build"' EXIT
+    cp -r bleucli tests examples testsets pyproject.toml "$build/"
+    find "$build" -name '*.so' -delete
+    flags="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
+    include=$("$python" -c "import sysconfig; print(sysconfig.get_paths()['include'])")
+    suffix=$("$python" -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
+    hash=$("$python" -c "import sys; sys.path.insert(0, 'bleucli'); import zlib; \
+data = b''.join(open(f'bleucli/{n}', 'rb').read() for n in ('_native.c', '_native_ter.c')); \
+print(f'{zlib.crc32(data):08x}-{len(data)}')")
+    gcc $flags -std=c99 -shared -fPIC -I"$include" -DBLEUCLI_SOURCE_HASH="\"$hash\"" \
+        bleucli/_native.c bleucli/_native_ter.c -o "$build/bleucli/_native$suffix" -lm
+    preload="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
+    # Python's own allocations are leaks to LeakSanitizer (interned objects live forever)
+    export BLEUCLI_MEMCHECK=asan ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+        UBSAN_OPTIONS=print_stacktrace=1 LD_PRELOAD="$preload" PYTHONPATH="$build" \
+        PYTHONMALLOC=malloc HYPOTHESIS_PROFILE=memcheck
+    cd "$build"  # the scratch copy is what gets imported
+    "$python" -c "import bleucli._native as n; assert n.__file__.startswith('$build'), n.__file__; \
+from bleucli.native import ENGINE; assert ENGINE == 'native', ENGINE" \
+        || { echo "memcheck: the sanitizer build could not be loaded"; exit 1; }
+    "$python" -m pytest -q -p no:cacheprovider "${targets[@]}" \
+        || { echo "memcheck: the tests failed under AddressSanitizer/UBSan"; exit 1; }
+    echo "memcheck: no sanitizer reports in the compiled core"
+    exit 0
+fi
+
 command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install valgrind)"; exit 2; }
 python3 -m pip install --quiet --disable-pip-version-check --no-deps -e .
 python3 -c "import bleucli._native" || { echo "the compiled core is not built"; exit 2; }
-targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(tests/test_native.py tests/metrics/test_bleu_worked.py)
 log=$(mktemp)
-# the interpreter itself, not a launcher script (valgrind would trace only the launcher)
-python=$(python3 -c 'import sys; print(sys.executable)')
-PYTHONMALLOC=malloc HYPOTHESIS_PROFILE=memcheck valgrind --tool=memcheck --error-exitcode=99 \
+BLEUCLI_MEMCHECK=valgrind PYTHONMALLOC=malloc HYPOTHESIS_PROFILE=memcheck \
+    valgrind --tool=memcheck --error-exitcode=99 \
     --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite \
     --track-origins=no --log-file="$log" \
     "$python" -m pytest -q -p no:cacheprovider "${targets[@]}" || status=$?

@@ -285,15 +285,15 @@ def test_errors_are_one_line(tmp_path, monkeypatch) -> None:
     assert result.exit_code == 1 and "pip install 'bleucli[plot]'" in result.stderr
 
 
-def test_readme_analysis_commands_run(tmp_path) -> None:
-    """The README's analyze/plot commands, as written, from the repository root (outputs
-    redirected into a temporary folder)."""
+def test_docs_analysis_commands_run(tmp_path) -> None:
+    """The analyze/plot commands of docs/analysis.md, as written, from the repository root
+    (outputs redirected into a temporary folder), and what they write."""
     import re
     import shlex
 
     from tests.conftest import ROOT, run_subprocess
 
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "analysis.md").read_text(encoding="utf-8")
     section = text[text.index("## Analysis for papers"):]
     start = section.index("```bash") + 7
     block = section[start:section.index("```", start)]

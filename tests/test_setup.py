@@ -128,7 +128,7 @@ def test_a_core_older_than_its_sources_is_not_used(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "bleucli", package,
                     ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy2(native.__file__, package / Path(native.__file__).name)
-    assert source_hash(package) == native.SOURCE_HASH
+    assert source_hash(str(package)) == native.SOURCE_HASH
     env = {k: v for k, v in os.environ.items() if k != "BLEUCLI_PUREPYTHON"}
     env["PYTHONPATH"] = str(tmp_path)
 

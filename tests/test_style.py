@@ -18,6 +18,14 @@ def test_ruff_is_clean() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+@pytest.mark.skipif(importlib.util.find_spec("mypy") is None, reason="mypy is not installed")
+def test_mypy_is_clean() -> None:
+    """The package declares ``Typing :: Typed``: its annotations must check."""
+    proc = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+
+
 def _import_graph() -> dict[str, set[str]]:
     """Module -> bleucli modules it imports anywhere (lazy and TYPE_CHECKING imports too)."""
     import ast

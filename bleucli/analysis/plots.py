@@ -4,7 +4,7 @@ PDF, PNG or SVG, or returned as inline SVG for the HTML report. Headless (Agg ba
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bleucli.errors import ConfigError
@@ -75,7 +75,7 @@ MAX_WIDTH = 9.0
 
 
 def buckets_figure(title: str, labels: Sequence[str],
-                   panels: dict[str, dict[str, Sequence[float]]], xlabel: str):
+                   panels: Mapping[str, Mapping[str, Sequence[float]]], xlabel: str):
     """Grouped bars, one group per bucket and one bar per system, in one panel per metric
     (each on its own axis: BLEU and chrF never share a scale); one legend of the systems
     under the panels, inside the figure."""

@@ -120,7 +120,7 @@ def write_html(analysis: Analysis, inputs: Inputs, path: str, width: int,
                example_metric: str | None) -> None:
     from bleucli.analysis import html, plots
     from bleucli.analysis.compute import choose_metric
-    from bleucli.commands.gate import write_atomic
+    from bleucli.io import write_atomic
 
     figures: list[tuple[str, str]] = []
     missing = None

@@ -25,11 +25,10 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
-from bleucli.errors import BleucliError, UsageError
+from bleucli.errors import UsageError
+from bleucli.io import write_atomic
 from bleucli.results import (
     Check,
     ScoreRecord,
@@ -233,39 +232,3 @@ def write_junit(checks: list[Check], path: str) -> None:
     suites = ET.Element("testsuites", tests=str(len(checks)), failures=str(failed))
     suites.append(suite)
     write_atomic(path, ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n")
-
-
-class OutputError(BleucliError):
-    """A file bleucli was asked to write cannot be written."""
-
-
-def write_atomic(path: str, text: str) -> None:
-    """Replace ``path`` in one step, so a crash never leaves half a baseline. A file that
-    exists keeps its permissions; a new one gets the usual ones (0666 less the umask)."""
-    target = Path(path)
-    folder = target.parent
-    if target.is_dir():
-        raise OutputError(f"{path}: is a directory; give a file name")
-    if not folder.is_dir():
-        raise OutputError(f"{path}: folder {folder} does not exist; create it first")
-    try:
-        mode = target.stat().st_mode & 0o7777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".part")
-    except OSError as err:
-        raise OutputError(f"{path}: cannot write ({err.strerror})") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except OSError as err:
-        Path(tmp).unlink(missing_ok=True)
-        raise OutputError(f"{path}: cannot write ({err.strerror})") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

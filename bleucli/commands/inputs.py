@@ -3,7 +3,6 @@ test-set selection (``--origlang``/``--subset``) applied to both."""
 
 from __future__ import annotations
 
-import logging
 import sys
 from typing import TYPE_CHECKING
 
@@ -21,7 +20,6 @@ if TYPE_CHECKING:
     from bleucli.commands.request import Options
     from bleucli.testsets import TestSets
 
-logger = logging.getLogger("bleucli")
 
 #: Signature fields that select the test set -> the option they set.
 TESTSET_FIELDS = {"test": "test_set", "lang": "language_pair", "origlang": "origlang",
@@ -100,7 +98,7 @@ def load_systems(options: Options) -> list[TextSource]:
     if options.inputs:
         import os
 
-        systems = []
+        systems: list[TextSource] = []
         for spec in options.inputs:
             name, sep, path = spec.partition(":")
             if not sep or os.path.exists(spec):  # "name:path" names a system

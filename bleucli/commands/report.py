@@ -12,11 +12,11 @@ disagree on the signature is reported on stderr: its numbers are not comparable.
 from __future__ import annotations
 
 import json
-import logging
 from dataclasses import dataclass
 from pathlib import Path
 
 from bleucli.errors import InputError
+from bleucli.log import logger
 from bleucli.results import (
     STANDARD_METRICS,
     TESTSET_KEYS,
@@ -24,8 +24,6 @@ from bleucli.results import (
     comparable_signature,
     load_results,
 )
-
-logger = logging.getLogger("bleucli")
 
 
 @dataclass

@@ -119,9 +119,9 @@ def validate(options: Options) -> None:
                              f"({err})") from None
     cpus = os.cpu_count() or 1
     if options.jobs > cpus:
-        import logging
+        from bleucli.log import logger
 
-        logging.getLogger("bleucli").info(f"-j {options.jobs}: using {cpus} worker processes, "
+        logger.info(f"-j {options.jobs}: using {cpus} worker processes, "
                                           f"one per CPU")
         options.jobs = cpus
 

@@ -4,38 +4,20 @@ load inputs, build metrics, score, format. The other modes it dispatches to live
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING, Any
 
-from bleucli.commands.inputs import (
-    TESTSET_FIELDS,
-    _file_reference_count,
-    filter_systems,
-    load_references,
-    load_systems,
-    signature_with_testset,
-    testset_signature_fields,
-)
-from bleucli.commands.paired import automatic_jobs, paired
-from bleucli.commands.sentence import sentence_format, sentence_level
-from bleucli.commands.testset_info import (
-    citations,
-    download,
-    echo_fields,
-    list_testsets,
-    subset_details,
-)
 from bleucli.errors import ConfigError, InputError, UsageError
-from bleucli.formats import multi_system, single_system
-from bleucli.io import TextSource, check_same_length
+from bleucli.log import logger
 from bleucli.metrics import metric_class
-from bleucli.metrics.base import Metric, Signature
-from bleucli.results import Result
 
 if TYPE_CHECKING:
     from bleucli.commands.request import Options
+    from bleucli.io import TextSource
+    from bleucli.metrics.base import Metric, Signature
 
-logger = logging.getLogger("bleucli")
+# Each mode imports what it needs when it runs: scoring a file loads no test-set, download,
+# paired-test or shard code (tests/test_startup.py holds the line).
+
 
 #: Per metric: CLI option -> the signature field it conflicts with under --from-signature.
 _SIGNATURE_OPTIONS = {
@@ -107,6 +89,7 @@ def apply_signatures(options: Options) -> tuple[dict[str, int], list[str]]:
     """Set metric options from ``--from-signature``, checking the values it brings in;
     returns the reference count each signature demands and the notices to give once every
     option has been checked."""
+    from bleucli.commands.inputs import TESTSET_FIELDS
     from bleucli.signature import parse_signature
 
     parsed_all = [parse_signature(text) for text in options.from_signature]
@@ -208,7 +191,11 @@ def run_streaming(options: Options) -> str:
 
     import click
 
+    from bleucli.commands.inputs import _file_reference_count
+    from bleucli.commands.sentence import sentence_format
+    from bleucli.formats import single_system
     from bleucli.metrics.bleu import count_tokenised_periods, warn_if_tokenised
+    from bleucli.results import Result
     from bleucli.stream import score_stream
 
     n_refs = _file_reference_count(options)
@@ -217,9 +204,11 @@ def run_streaming(options: Options) -> str:
     if "bleu" in specs:
         specs["bleu"][1]["force"] = True  # counted here, over the whole corpus
     tokenised = [0]
-    from bleucli.shards import ContentDigest
+    digest: Any = None
+    if options.emit_stats:
+        from bleucli.shards import ContentDigest
 
-    digest = ContentDigest()
+        digest = ContentDigest()
 
     def on_hypotheses(lines: list[str], references: list[list[str]]) -> None:
         if check_tokenised:
@@ -261,7 +250,7 @@ def run_streaming(options: Options) -> str:
 
         metrics, totals, count = score_stream(
             specs, path, list(options.refs), options.num_refs, options.encoding,
-            jobs=options.jobs or automatic_jobs(os.cpu_count() or 1),
+            jobs=options.jobs or _automatic_jobs(),
             keep_rows=options.sentence_level,
             on_rows=print_rows if options.sentence_level else None,
             on_hypotheses=on_hypotheses, on_progress=on_progress, metrics=metrics_holder)
@@ -287,6 +276,14 @@ def run_streaming(options: Options) -> str:
                          options.short)
 
 
+def _automatic_jobs() -> int:
+    import os
+
+    from bleucli.commands.paired import automatic_jobs
+
+    return automatic_jobs(os.cpu_count() or 1)
+
+
 def _check_signature_nrefs(expected: dict[str, int], given: int) -> None:
     for wanted in expected.values():
         if wanted != given:
@@ -296,14 +293,16 @@ def _check_signature_nrefs(expected: dict[str, int], given: int) -> None:
 
 def run(options: Options) -> str:
     """Everything the main command does; returns the text to print on standard output."""
-    if options.download:
-        return download(options)
-    if options.list_sets:
-        return list_testsets(options)
-    if options.citation:
-        return citations(options)
-    if options.echo:
-        return echo_fields(options)
+    if options.download or options.list_sets or options.citation or options.echo:
+        from bleucli.commands import testset_info
+
+        if options.download:
+            return testset_info.download(options)
+        if options.list_sets:
+            return testset_info.list_testsets(options)
+        if options.citation:
+            return testset_info.citations(options)
+        return testset_info.echo_fields(options)
     if options.test_set is None and (options.origlang or options.subset):
         raise ConfigError("--origlang and --subset need a test set (-t)")
     expected_refs, notices = apply_signatures(options) if options.from_signature else ({}, [])
@@ -319,8 +318,26 @@ def run(options: Options) -> str:
     if options.language_pair is not None and "-" not in options.language_pair:
         raise UsageError(f"language pair {options.language_pair!r} is not of the form src-trg")
     if can_stream(options):
+        from bleucli.commands.inputs import _file_reference_count
+
         _check_signature_nrefs(expected_refs, _file_reference_count(options))
         return run_streaming(options)
+    return run_in_memory(options, expected_refs)
+
+
+def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
+    """The modes that hold every line: test sets, several systems, resampling, rankings,
+    per-document and sentence-level scores."""
+    from bleucli.commands.inputs import (
+        filter_systems,
+        load_references,
+        load_systems,
+        testset_signature_fields,
+    )
+    from bleucli.formats import multi_system, single_system
+    from bleucli.io import check_same_length
+    from bleucli.results import Result
+
     ref_sources = load_references(options)
     _check_signature_nrefs(expected_refs, len(ref_sources))
     full_systems = load_systems(options)
@@ -346,6 +363,8 @@ def run(options: Options) -> str:
     if options.sentence_level and not options.emit_stats:
         if options.confidence:
             raise ConfigError("confidence intervals are unavailable with --sentence-level")
+        from bleucli.commands.sentence import sentence_level
+
         return sentence_level(options, metrics, systems, testset_fields)
     if options.docids is not None:
         from bleucli.commands.documents import by_document
@@ -357,6 +376,8 @@ def run(options: Options) -> str:
 
         return rank(options, metrics, systems)
     if options.paired_bs or options.paired_ar:
+        from bleucli.commands.paired import paired
+
         return paired(options, metrics, systems)
     if options.emit_stats:
         from bleucli.metrics.base import sum_rows
@@ -387,6 +408,8 @@ def run(options: Options) -> str:
                 advance(1)
     if len(systems) == 1:
         if options.detail:  # as SacreBLEU: the per-subset lines are text, so is the result
+            from bleucli.commands.testset_info import subset_details
+
             fmt = "text" if options.fmt == "json" else options.fmt
             return single_system(results, fmt, options.width, options.score_only,
                                  options.short) + "\n" + subset_details(
@@ -415,5 +438,7 @@ def _segment_metrics(options: Options, systems: list[TextSource], num_refs: int
 
 def _corpus(metric: Metric, system: TextSource, testset_fields: dict[str, str | None],
             n_bootstrap: int = 1) -> tuple[Any, Signature]:
+    from bleucli.commands.inputs import signature_with_testset
+
     score = metric.corpus_score(system.lines, None, n_bootstrap=n_bootstrap)
     return score, signature_with_testset(metric, testset_fields)

@@ -28,7 +28,7 @@ def sentence_level(options: Options, metrics: dict[str, Metric], systems: list[T
     signatures = {name: signature_with_testset(metric, testset_fields).format(options.short)
                   for name, metric in sorted(metrics.items())}
     fmt = sentence_format(options)
-    parts = []
+    parts: list[str] = []
     for system in systems:
         scores = {}
         for name, metric in sorted(metrics.items()):

@@ -3,17 +3,16 @@
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING, Any
 
 from bleucli.commands.inputs import _check_testset_options, testsets_for
 from bleucli.errors import ConfigError, InputError
+from bleucli.log import logger
 from bleucli.metrics.base import Metric
 
 if TYPE_CHECKING:
     from bleucli.commands.request import Options
 
-logger = logging.getLogger("bleucli")
 
 
 def subset_details(options: Options, metrics: dict[str, Metric], system: list[str]) -> str:

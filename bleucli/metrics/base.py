@@ -12,24 +12,11 @@ import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 from bleucli.errors import InputError
 from bleucli.native import native as _NATIVE
 from bleucli.version import __version__
-
-
-class _Logger:
-    """``logging.getLogger("bleucli")``, imported on the first message: most runs log
-    nothing, and ``logging`` costs the first score of a process a few milliseconds."""
-
-    def __getattr__(self, name: str) -> Any:
-        import logging
-
-        return getattr(logging.getLogger("bleucli"), name)
-
-
-logger: Any = _Logger()
 
 #: The value of the ``version:`` signature field: it names the tool, not only a number.
 VERSION_FIELD = f"bleucli-{__version__}"
@@ -57,7 +44,7 @@ class Stats:
         if other.__class__ is not self.__class__:
             return NotImplemented
         return (self.config, self.values, self.n_sentences) == \
-            (other.config, other.values, other.n_sentences)  # type: ignore[attr-defined]
+            (other.config, other.values, other.n_sentences)
 
     __hash__ = None  # type: ignore[assignment] # mutable, as a dataclass
 
@@ -287,6 +274,10 @@ class ReferenceCache:
         self.extra = {} if extra is None else extra
 
 
+#: The largest n-gram order a metric accepts (BLEU's and chrF's statistics hold two or
+#: three numbers per order for every sentence); the compiled core accepts the same range.
+MAX_ORDER_LIMIT = 1000
+
 #: Below this many sentences the per-sentence loop is faster than array set-up.
 MIN_BATCH = 64
 
@@ -413,14 +404,15 @@ class Metric(ABC):
     def cache_references(self, references: Sequence[Sequence[str | None]]) -> ReferenceCache:
         """Preprocess every reference once; ``None`` entries mean "no reference here"."""
         if not any(None in stream for stream in references):  # the usual case, C-level loops
-            streams = [self.preprocess_many(stream) for stream in references]
+            streams = [self.preprocess_many(cast("Sequence[str]", stream))
+                       for stream in references]
             infos = list(map(self.reference_info, map(list, zip(*streams))))
             self.num_refs = len(references)
             return ReferenceCache(infos, len(references))
         infos = []
         counts = set()
         streams = [self.preprocess_many([r for r in stream if r is not None])
-                   if None in stream else self.preprocess_many(stream)
+                   if None in stream else self.preprocess_many(cast("Sequence[str]", stream))
                    for stream in references]
         iterators = [iter(stream) for stream in streams]
         for refs in zip(*references):
@@ -529,7 +521,7 @@ class Metric(ABC):
             return self.corpus_score([hypothesis], [[r] for r in references])
         # hypothesis and references preprocess alike: one call; one line can never reach
         # the tokenised-input warning's threshold, so no check for it
-        hyp, *refs = self.preprocess_many([hypothesis, *references])
+        hyp, *refs = self.preprocess_many([hypothesis, *cast("Sequence[str]", references)])
         self.num_refs = len(refs)
         row = self.stats_rows([hyp], [self.reference_info(refs)])[0]
         return self.score_from_values(row)  # a single row is its own sum

@@ -15,7 +15,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bleucli.errors import ConfigError, UsageError
-from bleucli.metrics.base import Metric, Number, Score, chunks, logger, use_batch
+from bleucli.log import logger
+from bleucli.metrics.base import MAX_ORDER_LIMIT, Metric, Number, Score, chunks, use_batch
 from bleucli.native import native as _NATIVE  # the engine, chosen once per process
 from bleucli.tokenizers import default_tokenizer, get_tokenizer
 
@@ -201,8 +202,10 @@ class BLEU(Metric):
                  effective_order: bool = False, trg_lang: str = "",
                  references: Sequence[Sequence[str | None]] | None = None) -> None:
         check_smooth_method(smooth_method)
-        if not isinstance(max_ngram_order, int) or max_ngram_order < 1:
-            raise ConfigError(f"max_ngram_order must be a positive integer, got {max_ngram_order!r}")
+        if isinstance(max_ngram_order, bool) or not isinstance(max_ngram_order, int) or \
+                not 1 <= max_ngram_order <= MAX_ORDER_LIMIT:
+            raise ConfigError(f"max_ngram_order must be a whole number from 1 to "
+                              f"{MAX_ORDER_LIMIT}, got {max_ngram_order!r}")
         self.lowercase = lowercase
         self._force = force
         self.smooth_method = smooth_method
@@ -243,25 +246,23 @@ class BLEU(Metric):
         needs them, so a large corpus never holds every reference's token list."""
         return references
 
-    def _reference_counts(self, token_lists: list[list[str]]) -> list[dict]:
-        """Per order, each n-gram's maximum count over the references."""
-        orders = range(1, self.max_ngram_order + 1)
+    @staticmethod
+    def _reference_counts(token_lists: list[list[str]], order: int) -> dict:
+        """Each n-gram of one order at its maximum count over the references."""
         if len(token_lists) == 1:  # the common case needs no merging
-            return [ngram_counts(token_lists[0], n) for n in orders]
-        max_counts: list[dict] = [{} for _ in orders]
+            return ngram_counts(token_lists[0], order)
+        merged: dict = {}
         for tokens in token_lists:
-            for n in orders:
-                merged = max_counts[n - 1]
-                for ngram, count in ngram_counts(tokens, n).items():
-                    if count > merged.get(ngram, 0):
-                        merged[ngram] = count
-        return max_counts
+            for ngram, count in ngram_counts(tokens, order).items():
+                if count > merged.get(ngram, 0):
+                    merged[ngram] = count
+        return merged
 
     def sentence_stats(self, hypothesis: str, ref_info: Any) -> list[Number]:
-        """Clipped matches and totals per order, hypothesis and closest reference length."""
+        """Clipped matches and totals per order, hypothesis and closest reference length.
+        One order's n-grams at a time, so memory does not grow with the order."""
         if ref_info and isinstance(ref_info[0], str):  # the compiled engine's form
             ref_info = [ref.split() for ref in ref_info]
-        max_counts = self._reference_counts(ref_info)
         ref_lens = [len(tokens) for tokens in ref_info]
         tokens = hypothesis.split()
         hyp_len = len(tokens)
@@ -270,7 +271,8 @@ class BLEU(Metric):
         total = [0] * order_max
         for order in range(1, min(order_max, hyp_len) + 1):
             total[order - 1] = hyp_len - order + 1
-            correct[order - 1] = clipped_matches(ngrams(tokens, order), max_counts[order - 1])
+            correct[order - 1] = clipped_matches(ngrams(tokens, order),
+                                                 self._reference_counts(ref_info, order))
         return [hyp_len, closest_ref_len(hyp_len, ref_lens), *correct, *total]
 
     def stats_rows_many(self, systems: list[list[str]],

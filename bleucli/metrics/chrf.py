@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from bleucli.metrics.base import Metric, Number, Score, chunks, use_batch
+from bleucli.metrics.base import MAX_ORDER_LIMIT, Metric, Number, Score, chunks, use_batch
 from bleucli.native import native as _NATIVE  # the engine, chosen once per process
 
 #: Punctuation split off word edges for chrF++'s word n-grams (one character, either side).
@@ -62,6 +62,11 @@ def split_word_punctuation(text: str) -> list[str]:
     return words
 
 
+def char_ngrams(text: str, order: int) -> Counter:
+    """Character n-gram counts of one order."""
+    return Counter([text[i:i + order] for i in range(len(text) - order + 1)])
+
+
 def word_ngram_counts(words: list[str], order: int) -> Counter:
     return Counter([" ".join(words[i:i + order]) for i in range(len(words) - order + 1)])
 
@@ -76,24 +81,6 @@ def match_statistics(hyp: dict, hyp_total: Number, ref: dict, ref_total: Number)
         if ref_count:
             matches += count if count < ref_count else ref_count
     return [hyp_total if ref else 0, ref_total, matches]
-
-
-class _LazyReference:
-    """A preprocessed reference; its n-gram counts are built on first use (the batch path
-    needs only the text)."""
-
-    __slots__ = ("_metric", "text", "_counts")
-
-    def __init__(self, metric: CHRF, text: str) -> None:
-        self._metric = metric
-        self.text = text
-        self._counts: tuple[list[Counter], list[int]] | None = None
-
-    def counts(self) -> tuple[list[Counter], list[int]]:
-        if self._counts is None:
-            grams = self._metric._ngrams(self.text)
-            self._counts = (grams, [sum(c.values()) for c in grams])
-        return self._counts
 
 
 class CHRFScore(Score):
@@ -123,7 +110,12 @@ class CHRF(Metric):
                  references: Sequence[Sequence[str | None]] | None = None) -> None:
         from bleucli.errors import ConfigError
 
-        if char_order < 0 or word_order < 0 or char_order + word_order == 0:
+        for name, value in (("char_order", char_order), ("word_order", word_order)):
+            if isinstance(value, bool) or not isinstance(value, int) or \
+                    not 0 <= value <= MAX_ORDER_LIMIT:
+                raise ConfigError(f"{name} must be a whole number from 0 to "
+                                  f"{MAX_ORDER_LIMIT}, got {value!r}")
+        if char_order + word_order == 0:
             raise ConfigError("chrF needs a positive character or word n-gram order")
         self.char_order = char_order
         self.word_order = word_order
@@ -145,20 +137,36 @@ class CHRF(Metric):
         return counts
 
     def reference_info(self, references: list[str]) -> Any:
-        """Per reference: n-gram counts (computed when a sentence needs them) and the text."""
-        return [_LazyReference(self, ref) for ref in references]
+        """The preprocessed references themselves: n-grams are counted when a sentence
+        needs them, one order at a time."""
+        return references
 
     def sentence_stats(self, hypothesis: str, ref_info: Any) -> list[Number]:
-        hyp_counts = self._ngrams(hypothesis)
-        hyp_totals = [sum(c.values()) for c in hyp_counts]
+        """Against every reference, ``[hyp, ref, match]`` per character then word order; the
+        statistics of the reference with the best sentence chrF (the first of equals).
+        One order's n-gram counts at a time: memory stays linear in the sentences'
+        length whatever the orders."""
+        per_ref: list[list[Number]] = [[] for _ in ref_info]
+        count: Any
+        for kind, orders in ((0, self.char_order), (1, self.word_order)):
+            if kind == 0:
+                keep = str if self.whitespace else (lambda text: "".join(text.split()))
+                hyp_seq: Any = keep(hypothesis)
+                ref_seqs: list[Any] = [keep(ref) for ref in ref_info]
+                count = char_ngrams
+            else:
+                hyp_seq = split_word_punctuation(hypothesis)
+                ref_seqs = [split_word_punctuation(ref) for ref in ref_info]
+                count = word_ngram_counts
+            for order in range(1, orders + 1):
+                hyp = count(hyp_seq, order)
+                hyp_total = max(len(hyp_seq) - order + 1, 0)
+                for stats, ref_seq in zip(per_ref, ref_seqs):
+                    stats += match_statistics(hyp, hyp_total, count(ref_seq, order),
+                                              max(len(ref_seq) - order + 1, 0))
         best: list[Number] = []
         best_f = -1.0
-        for reference in ref_info:
-            ref_counts, ref_totals = reference.counts()
-            stats: list[Number] = []
-            for hyp, hyp_total, ref, ref_total in zip(hyp_counts, hyp_totals, ref_counts,
-                                                      ref_totals):
-                stats += match_statistics(hyp, hyp_total, ref, ref_total)
+        for stats in per_ref:
             f_score = self.f_score(stats)
             if f_score > best_f:
                 best_f, best = f_score, stats
@@ -270,7 +278,7 @@ class CHRF(Metric):
         for start, stop in chunks(len(systems[0])):
             infos = ref_infos[start:stop]
             streams = max(len(info) for info in infos)
-            refs = [[info[k].text if k < len(info) else None for info in infos]
+            refs = [[info[k] if k < len(info) else None for info in infos]
                     for k in range(streams)]
             hyps = [hypotheses[start:stop] for hypotheses in systems]
             for rows, out in zip(batch_chrf_stats(
@@ -282,7 +290,8 @@ class CHRF(Metric):
     def _native_rows(self, hypotheses: list[str], ref_infos: Sequence[Any]) -> list[list[Number]]:
         """The compiled engine's statistics: per sentence one row per reference, of which
         the best by sentence chrF is kept (the first of equals), as in :meth:`sentence_stats`."""
-        texts = [[reference.text for reference in info] for info in ref_infos]
+        texts = [list(info) for info in ref_infos]
+        assert _NATIVE is not None
         candidates = _NATIVE.chrf_stats(list(hypotheses), texts, self.char_order,
                                         self.word_order, self.whitespace)
         rows = []

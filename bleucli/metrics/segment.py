@@ -191,7 +191,7 @@ def read_scores(spec: str) -> list[float]:
 
         try:
             document = json.loads(text)
-        except ValueError as err:
+        except json.JSONDecodeError as err:
             raise InputError(f"{path}: not JSON ({err.msg}, line {err.lineno})") from None
         if isinstance(document, dict) and isinstance(document.get("scores"), list):
             document = document["scores"]

@@ -10,10 +10,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from bleucli.errors import InputError
 from bleucli.metrics.base import Metric, Number, Score
 from bleucli.metrics.ter_edit import translation_edit_rate
 from bleucli.native import native as _NATIVE  # the engine, chosen once per process
 from bleucli.tokenizers.tercom import TercomTokenizer
+
+#: The largest hypothesis x reference word product of one line pair: TER's shift search
+#: keeps tables of that size (a pair of 10,000-word lines takes some 50 MB; two
+#: 100,000-word lines would take gigabytes). The compiled core refuses the same pairs.
+MAX_WORD_PAIRS = 100_000_000
 
 
 class TERScore(Score):
@@ -58,6 +64,13 @@ class TER(Metric):
         best_edits: Number = 10**16
         ref_lengths = 0
         for ref_words in ref_info:
+            if len(words) * len(ref_words) > MAX_WORD_PAIRS:
+                raise InputError(
+                    f"TER: a line of {len(words):,} words against a reference of "
+                    f"{len(ref_words):,} words is beyond TER's limit of {MAX_WORD_PAIRS:,} "
+                    f"word pairs per line (its shift search would need gigabytes); split "
+                    f"long lines into sentences (bleucli resegment) or score them with BLEU "
+                    f"or chrF")
             edits = _edits(words, ref_words)
             ref_lengths += len(ref_words)
             if edits < best_edits:
@@ -93,6 +106,7 @@ def _native_edits(words: list[str], ref_words: list[str]) -> int:
     """The compiled edit count: words become integer ids (equal words, equal ids)."""
     if not ref_words:
         return len(words)
+    assert _NATIVE is not None
     vocabulary: dict[str, int] = {}
     ref = [vocabulary.setdefault(w, len(vocabulary)) for w in ref_words]
     hyp = [vocabulary.setdefault(w, len(vocabulary)) for w in words]

@@ -31,6 +31,7 @@ import functools
 import math
 from collections.abc import Iterator, Sequence
 from itertools import accumulate
+from typing import Any
 
 MAX_SHIFT_SIZE = 10
 MAX_SHIFT_DIST = 50
@@ -160,10 +161,10 @@ class BeamEditDistance:
         """Distances of ``candidates``, all equal to the hypothesis whose matrix row after
         ``start`` words is ``prev_row`` for their first ``start`` words, as one batch."""
         np = self.np
-        candidates = np.array(candidates, dtype=np.int64)
-        prev = np.repeat(np.array(prev_row, dtype=np.int64)[None, :], len(candidates), axis=0)
-        for i in range(start + 1, candidates.shape[1] + 1):
-            prev = self._next_row(prev, candidates[:, i - 1], i)
+        batch = np.array(candidates, dtype=np.int64)
+        prev = np.repeat(np.array(prev_row, dtype=np.int64)[None, :], len(batch), axis=0)
+        for i in range(start + 1, batch.shape[1] + 1):
+            prev = self._next_row(prev, batch[:, i - 1], i)
         return [int(v) for v in np.minimum(prev[:, -1], INF)]
 
     def _extend(self, words: Sequence[int], start: int, prev: list[int],
@@ -270,7 +271,8 @@ class Evaluated:
         self.distance, self.hyp = distance, hyp
         if previous is None:
             same_prefix = 0
-        self.states = previous.states[:same_prefix + 1] if previous else [distance.first_state]
+        self.states: list[Any] = (previous.states[:same_prefix + 1] if previous
+                                  else [distance.first_state])
         distance.columns(hyp, same_prefix, self.states[-1], self.states)
         self._previous_rows = previous._rows if previous else None
         self._same_prefix = same_prefix

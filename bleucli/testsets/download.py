@@ -8,22 +8,17 @@ nothing that a later run could mistake for the real thing.
 from __future__ import annotations
 
 import hashlib
-import logging
 import os
-import shutil
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from bleucli.errors import BleucliError
+from bleucli.log import logger
 
-logger = logging.getLogger("bleucli")
-
-ENV_OFFLINE = "BLEUCLI_OFFLINE"
 ENV_MIRROR = "BLEUCLI_MIRROR"
 RETRIES = 3
 CONNECT_TIMEOUT = 15.0
@@ -111,28 +106,6 @@ def describe_request_error(err: Exception) -> str:
                 return reason
         return "cannot connect"
     return type(err).__name__
-
-
-def offline_from_environment() -> bool:
-    return os.environ.get(ENV_OFFLINE, "").strip().lower() not in ("", "0", "false", "no")
-
-
-@contextmanager
-def offline_mode(enabled: bool) -> Iterator[None]:
-    """``--offline`` for everything a run may fetch, restored afterwards (the API and
-    tests run commands in-process)."""
-    if not enabled:
-        yield
-        return
-    previous = os.environ.get(ENV_OFFLINE)
-    os.environ[ENV_OFFLINE] = "1"
-    try:
-        yield
-    finally:
-        if previous is None:
-            os.environ.pop(ENV_OFFLINE, None)
-        else:
-            os.environ[ENV_OFFLINE] = previous
 
 
 def is_remote(url: str) -> bool:
@@ -304,15 +277,3 @@ def fetch(urls: list[str], dest: Path, md5: str | None, *, offline: bool = False
         advice = (f"; set {ENV_MIRROR}=https://your.mirror/ to fetch from a mirror, or copy "
                   f"a filled cache here and run with --offline")
     raise DownloadError("; ".join(problems) + "; nothing was cached" + advice)
-
-
-def copy_atomic(source: Path, dest: Path) -> None:
-    """Copy a file so that ``dest`` appears complete or not at all."""
-    fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
-    os.close(fd)
-    try:
-        shutil.copyfile(source, tmp_name)
-        os.replace(tmp_name, dest)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise

@@ -152,7 +152,7 @@ def read_xml(pair: LangPair, files: list[Path]) -> Segments:
     except ET.ParseError as err:
         raise InputError(f"{files[0]}: invalid XML ({err})") from None
     translators = sorted({ref.get("translator") or "" for ref in root.iter("ref")})
-    ref_fields = {_translator_field(t): [] for t in translators}
+    ref_fields: dict[str, list[str]] = {_translator_field(t): [] for t in translators}
     src: list[str] = []
     docids: list[str] = []
     origlangs: list[str] = []
@@ -170,7 +170,7 @@ def read_xml(pair: LangPair, files: list[Path]) -> Segments:
         for src_node in doc.iter("src"):
             sources.update(segments(src_node))
         by_translator = {ref.get("translator") or "": segments(ref) for ref in doc.iter("ref")}
-        outputs = {hyp.get("system"): segments(hyp) for hyp in doc.iter("hyp")}
+        outputs = {hyp.get("system") or "": segments(hyp) for hyp in doc.iter("hyp")}
         for seg_id in sorted(sources):
             if not any(sents.get(seg_id, "") for sents in by_translator.values()):
                 continue  # no reference for this segment: not part of the test set
@@ -196,8 +196,8 @@ def read_xml(pair: LangPair, files: list[Path]) -> Segments:
         raise InputError(f"{files[0]}: no reference by translator {missing[0][4:]!r}; "
                          f"available: {', '.join(ref_fields) or 'none'}")
     # like SacreBLEU, domains count only if the last document has one
-    documents = [(o, d, m if seen_domain else None)
-                 for o, d, m in zip(origlangs, docids, domains)]
+    documents: list[tuple[str | None, str | None, str | None]] = [
+        (o, d, m if seen_domain else None) for o, d, m in zip(origlangs, docids, domains)]
     return Segments(fields, wanted, documents, filterable=True)
 
 

@@ -175,8 +175,8 @@ class Registry:
         #: alias lists, whatever custom registries add or override.
         self.sacrebleu_names = sorted(n for n, s in self.sets.items() if not s.bleucli_only)
         env = [p for p in os.environ.get(ENV_REGISTRIES, "").split(os.pathsep) if p]
-        for path in [*env, *extra_files]:
-            self.sets.update(load_registry_file(Path(path)))
+        for extra in [*env, *extra_files]:
+            self.sets.update(load_registry_file(Path(extra)))
 
     def names(self) -> list[str]:
         return sorted(self.sets, reverse=True)

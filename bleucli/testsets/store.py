@@ -14,25 +14,23 @@ rebuilt (re-extracted, or re-downloaded if the download itself is damaged).
 from __future__ import annotations
 
 import json
-import logging
 import os
 import shutil
 import tempfile
 from pathlib import Path
 
 from bleucli.errors import BleucliError
+from bleucli.io import atomic_replace, copy_atomic
+from bleucli.log import logger
 from bleucli.testsets.download import (
     OfflineError,
     apply_mirror,
-    copy_atomic,
     fetch,
     md5_of,
     resolve,
 )
 from bleucli.testsets.extract import extract, is_archive
 from bleucli.testsets.registry import TestSet
-
-logger = logging.getLogger("bleucli")
 
 ENV_CACHE = "BLEUCLI_CACHE"
 LOCK_TIMEOUT = 1800.0
@@ -67,10 +65,8 @@ def set_dir(testset: TestSet) -> Path:
 
 
 def _write_json_atomic(path: Path, payload: dict) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+    with atomic_replace(path) as tmp, open(tmp, "w", encoding="utf-8") as handle:
         json.dump(payload, handle, indent=1, sort_keys=True)
-    os.replace(tmp, path)
 
 
 def _read_manifest(folder: Path) -> dict | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from typing import ClassVar
 
@@ -26,6 +27,7 @@ class Tokenizer:
         self._make_cache()
 
     def _make_cache(self) -> None:
+        self._call: Callable[[str], str]
         if self.cached:
             self._call = lru_cache(maxsize=CACHE_SIZE)(self.tokenize)
         else:

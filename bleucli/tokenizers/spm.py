@@ -10,14 +10,12 @@ against it (trust on first use): a damaged model is reported and fetched again.
 from __future__ import annotations
 
 import json
-import logging
 import sys
 from pathlib import Path
 
 from bleucli.errors import ConfigError, MissingExtraError
+from bleucli.log import logger
 from bleucli.tokenizers.base import Tokenizer
-
-logger = logging.getLogger("bleucli")
 
 
 def _models() -> dict:
@@ -49,13 +47,8 @@ def _verified_model(entry: dict, dest: Path) -> Path:
 
     from filelock import FileLock
 
-    from bleucli.testsets.download import (
-        DownloadError,
-        apply_mirror,
-        fetch,
-        md5_of,
-        offline_from_environment,
-    )
+    from bleucli.testsets.download import DownloadError, apply_mirror, fetch, md5_of
+    from bleucli.testsets.offline import offline_from_environment
 
     recorded = dest.with_name(dest.name + ".md5")
     with FileLock(str(dest) + ".lock"):
@@ -71,7 +64,7 @@ def _verified_model(entry: dict, dest: Path) -> Path:
             dest.unlink()
             recorded.unlink(missing_ok=True)
         show = sys.stderr is not None and sys.stderr.isatty() and logger.isEnabledFor(
-            logging.INFO)
+            20)  # logging.INFO
         candidate = dest.with_name(dest.name + ".new")
         try:
             got = fetch([apply_mirror(entry["url"])], candidate, entry.get("md5"),

@@ -72,7 +72,7 @@ def test_every_sacrebleu_module_path_is_registered() -> None:
                     "SIGPIPE", "SIG_DFL", "signal", "Color", "COMMIT_ID", "VERSION_TUPLE",
                     "commit_id", "version_tuple"}
     #: SacreBLEU's TER engine internals (its trace format); bleucli's engine differs, and
-    #: ``translation_edit_rate`` (what TER uses) is provided. Documented in the README.
+    #: ``translation_edit_rate`` (what TER uses) is provided. Documented in docs/sacrebleu.md.
     engine_internals = {"BeamEditDistance", "trace_to_alignment"}
     missing = {}
     for module, public in names["real"].items():
@@ -224,9 +224,10 @@ def test_dataset_api_over_the_registry(cache_dir) -> None:
         utils.get_source_file("nope", "en-de")
 
 
-def test_readme_snippet_runs_as_written() -> None:
-    """The README's install_as_sacrebleu() example runs unchanged in a fresh interpreter."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_docs_snippet_runs_as_written() -> None:
+    """The install_as_sacrebleu() example of docs/sacrebleu.md runs unchanged in a fresh
+    interpreter."""
+    text = (ROOT / "docs" / "sacrebleu.md").read_text(encoding="utf-8")
     section = text.split("## Running code written for SacreBLEU", 1)[1]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     probe = code + ("\nassert sacrebleu.__version__ == '2.6.0'\n"

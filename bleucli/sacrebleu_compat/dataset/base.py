@@ -72,7 +72,7 @@ class Dataset:
             for field, lines in fields.items():
                 target = folder / f"{pair}.{field}"
                 if not target.exists():
-                    from bleucli.commands.gate import write_atomic
+                    from bleucli.io import write_atomic
 
                     write_atomic(str(target), "".join(f"{line.rstrip()}\n" for line in lines))
 
@@ -123,7 +123,8 @@ def download_file(source_path: str, dest_path: str, extract_to: str | None = Non
 
     from filelock import FileLock
 
-    from bleucli.testsets.download import fetch, offline_from_environment
+    from bleucli.testsets.download import fetch
+    from bleucli.testsets.offline import offline_from_environment
 
     dest = Path(dest_path)
     dest.parent.mkdir(parents=True, exist_ok=True)

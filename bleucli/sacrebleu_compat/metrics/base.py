@@ -48,6 +48,8 @@ def _truncated(owner: str, hypotheses: Sequence[str], references: Any,
 class CompatMetric:
     """SacreBLEU's metric interface over a bleucli metric (use as the first base)."""
 
+    num_refs: int | None
+
     def _lenient(self, hypotheses: Sequence[str], references: Any) -> tuple[Any, Any]:
         owner = type(self).__name__
         if references is None:
@@ -72,7 +74,7 @@ class CompatMetric:
         hypotheses, references = self._lenient(hypotheses, references)
         return super().corpus_score(hypotheses, references, n_bootstrap)  # type: ignore[misc]
 
-    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> Score:
+    def sentence_score(self, hypothesis: str, references: Any) -> Any:
         if isinstance(references, str):  # SacreBLEU takes each character as a reference
             warn_once(f"{type(self).__name__}:sentence-str",
                       f"{type(self).__name__}: references should be a list of strings; "
