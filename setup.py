@@ -40,13 +40,20 @@ class OptionalBuildExt(build_ext):
 
     @staticmethod
     def _notice(err):
-        print(f"bleucli: the compiled core could not be built ({err}); installing the "
-              f"pure-Python engine (same results, slower)")
+        print(
+            f"bleucli: the compiled core could not be built ({err}); installing the "
+            f"pure-Python engine (same results, slower)"
+        )
 
 
 setup(
-    ext_modules=[Extension("bleucli._native", SOURCES,
-                           define_macros=[("BLEUCLI_SOURCE_HASH", f'"{source_hash()}"')],
-                           extra_compile_args=["-O2", "-std=c99"])],
+    ext_modules=[
+        Extension(
+            "bleucli._native",
+            SOURCES,
+            define_macros=[("BLEUCLI_SOURCE_HASH", f'"{source_hash()}"')],
+            extra_compile_args=["-O2", "-std=c99"],
+        )
+    ],
     cmdclass={"build_ext": OptionalBuildExt},
 )

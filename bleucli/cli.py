@@ -29,9 +29,16 @@ OUTPUT_FORMATS = ("json", "text", "latex", "markdown", "tsv", "html")
 def expand_prefixes(argv: Sequence[str], selected: click.Command) -> list[str]:
     """Unambiguous prefixes of long options (``--tok zh``, ``--lower``), as argparse and so
     SacreBLEU accept them; an ambiguous one is a usage error naming the candidates."""
-    longs = sorted({opt for param in selected.params if isinstance(param, click.Option)
-                    for opt in (*param.opts, *param.secondary_opts) if opt.startswith("--")}
-                   | {"--help", "--version"})
+    longs = sorted(
+        {
+            opt
+            for param in selected.params
+            if isinstance(param, click.Option)
+            for opt in (*param.opts, *param.secondary_opts)
+            if opt.startswith("--")
+        }
+        | {"--help", "--version"}
+    )
     out: list[str] = []
     for k, arg in enumerate(argv):
         if arg == "--":
@@ -42,8 +49,9 @@ def expand_prefixes(argv: Sequence[str], selected: click.Command) -> list[str]:
             if len(candidates) == 1:
                 arg = candidates[0] + eq + value
             elif candidates:
-                raise click.UsageError(f"ambiguous option: {name} could match "
-                                       f"{', '.join(candidates)}")
+                raise click.UsageError(
+                    f"ambiguous option: {name} could match {', '.join(candidates)}"
+                )
         out.append(arg)
     return out
 
@@ -73,119 +81,274 @@ def expand_variadic(argv: Sequence[str]) -> list[str]:
     name="bleucli",
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog="\b\nSubcommands: bleucli report RESULT.json...   (one table from many results)\n"
-           "             bleucli gate CURRENT.json --baseline BASE.json   (CI regression gate)\n"
-           "             bleucli stats REFS -i HYP ... > shard.json       (mergeable statistics)\n"
-           "             bleucli merge shard*.json                         (their corpus score)\n"
-           "             bleucli analyze REFS -i A B --html report.html   (where systems differ)\n"
-           "             bleucli plot scores REFS -i A B -o scores.pdf    (figures for papers)\n"
-           "Run `bleucli SUBCOMMAND --help` for each one's options.\n"
-           "\b\nEnvironment: BLEUCLI_FORMAT (default -f), BLEUCLI_SEED (resampling seed, or "
-           "'none'),\n"
-           "  BLEUCLI_CACHE (test-set cache folder), BLEUCLI_MIRROR (download mirror prefix),\n"
-           "  BLEUCLI_OFFLINE=1 (never download), BLEUCLI_TESTSETS (extra registries, "
-           "':'-separated),\n"
-           "  BLEUCLI_DEBUG=1 (tracebacks for unexpected errors).\n"
-           "Exit codes: 0 ok, 1 bad input or options, 2 usage error, 3 gate failed, "
-           "130 interrupted.",
+    "             bleucli gate CURRENT.json --baseline BASE.json   (CI regression gate)\n"
+    "             bleucli stats REFS -i HYP ... > shard.json       (mergeable statistics)\n"
+    "             bleucli merge shard*.json                         (their corpus score)\n"
+    "             bleucli analyze REFS -i A B --html report.html   (where systems differ)\n"
+    "             bleucli plot scores REFS -i A B -o scores.pdf    (figures for papers)\n"
+    "Run `bleucli SUBCOMMAND --help` for each one's options.\n"
+    "\b\nEnvironment: BLEUCLI_FORMAT (default -f), BLEUCLI_SEED (resampling seed, or "
+    "'none'),\n"
+    "  BLEUCLI_CACHE (test-set cache folder), BLEUCLI_MIRROR (download mirror prefix),\n"
+    "  BLEUCLI_OFFLINE=1 (never download), BLEUCLI_TESTSETS (extra registries, "
+    "':'-separated),\n"
+    "  BLEUCLI_DEBUG=1 (tracebacks for unexpected errors).\n"
+    "Exit codes: 0 ok, 1 bad input or options, 2 usage error, 3 gate failed, "
+    "130 interrupted.",
 )
 @click.argument("refs", nargs=-1, metavar="[REFS]...")
-@click.option("-i", "--input", "inputs", multiple=True, metavar="FILE...",
-              help="Hypothesis file(s); standard input when absent. Several files: one per system.")
-@click.option("-m", "--metrics", multiple=True, metavar="NAME...",
-              help="Metrics to compute: bleu, chrf, ter (default: bleu).")
-@click.option("-t", "--test-set", metavar="NAME[,NAME...]",
-              help="Named test set(s) to score against (references are concatenated).")
-@click.option("-l", "--language-pair", metavar="SRC-TRG",
-              help="Language pair; its target picks the default tokenizer (zh, ja, ko).")
-@click.option("-ol", "--origlang", metavar="LANG",
-              help="Only documents originally in LANG (non-LANG: all others); WMT sets.")
-@click.option("--subset", metavar="REGEX",
-              help="Only documents whose domain/annotation matches REGEX; WMT sets.")
-@click.option("--echo", multiple=True, metavar="FIELD...",
-              help="Print test-set fields (src, ref, docid, origlang, ..., or all) and exit.")
-@click.option("--list", "list_sets", is_flag=True,
-              help="List test sets (with -t: their language pairs and fields) and exit.")
+@click.option(
+    "-i",
+    "--input",
+    "inputs",
+    multiple=True,
+    metavar="FILE...",
+    help="Hypothesis file(s); standard input when absent. Several files: one per system.",
+)
+@click.option(
+    "-m",
+    "--metrics",
+    multiple=True,
+    metavar="NAME...",
+    help="Metrics to compute: bleu, chrf, ter (default: bleu).",
+)
+@click.option(
+    "-t",
+    "--test-set",
+    metavar="NAME[,NAME...]",
+    help="Named test set(s) to score against (references are concatenated).",
+)
+@click.option(
+    "-l",
+    "--language-pair",
+    metavar="SRC-TRG",
+    help="Language pair; its target picks the default tokenizer (zh, ja, ko).",
+)
+@click.option(
+    "-ol",
+    "--origlang",
+    metavar="LANG",
+    help="Only documents originally in LANG (non-LANG: all others); WMT sets.",
+)
+@click.option(
+    "--subset",
+    metavar="REGEX",
+    help="Only documents whose domain/annotation matches REGEX; WMT sets.",
+)
+@click.option(
+    "--echo",
+    multiple=True,
+    metavar="FIELD...",
+    help="Print test-set fields (src, ref, docid, origlang, ..., or all) and exit.",
+)
+@click.option(
+    "--list",
+    "list_sets",
+    is_flag=True,
+    help="List test sets (with -t: their language pairs and fields) and exit.",
+)
 @click.option("--citation", "--cite", is_flag=True, help="Print the test set's BibTeX and exit.")
 @click.option("--download", metavar="NAME", help="Fetch a test set into the cache and exit.")
-@click.option("--testsets-file", "testsets_files", multiple=True, metavar="FILE",
-              help="Extra test-set registry (JSON); repeatable. Env: BLEUCLI_TESTSETS.")
-@click.option("--offline", is_flag=True,
-              help="Never use the network (env BLEUCLI_OFFLINE=1); cached sets only.")
-@click.option("-nr", "--num-refs", type=int, default=1, show_default=True,
-              help="Split each reference line on tabs into this many references (1-1000).")
-@click.option("-e", "--encoding", default="utf-8", show_default=True,
-              help="Encoding of input files.")
-@click.option("-tok", "--tokenize", metavar="NAME",
-              help="BLEU tokenizer: none, 13a, intl, char, zh, ja-mecab, ko-mecab, spm, "
-                   "flores101, flores200, spBLEU-1K (default: by target language, else 13a).")
+@click.option(
+    "--testsets-file",
+    "testsets_files",
+    multiple=True,
+    metavar="FILE",
+    help="Extra test-set registry (JSON); repeatable. Env: BLEUCLI_TESTSETS.",
+)
+@click.option(
+    "--offline",
+    is_flag=True,
+    help="Never use the network (env BLEUCLI_OFFLINE=1); cached sets only.",
+)
+@click.option(
+    "-nr",
+    "--num-refs",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Split each reference line on tabs into this many references (1-1000).",
+)
+@click.option(
+    "-e", "--encoding", default="utf-8", show_default=True, help="Encoding of input files."
+)
+@click.option(
+    "-tok",
+    "--tokenize",
+    metavar="NAME",
+    help="BLEU tokenizer: none, 13a, intl, char, zh, ja-mecab, ko-mecab, spm, "
+    "flores101, flores200, spBLEU-1K (default: by target language, else 13a).",
+)
 @click.option("-lc", "--lowercase", is_flag=True, help="Case-insensitive BLEU.")
-@click.option("-s", "--smooth-method", default="exp", show_default=True,
-              metavar="exp|floor|add-k|none", help="BLEU smoothing method.")
-@click.option("-sv", "--smooth-value", type=float,
-              help="Smoothing value for floor (default 0.1) and add-k (default 1).")
+@click.option(
+    "-s",
+    "--smooth-method",
+    default="exp",
+    show_default=True,
+    metavar="exp|floor|add-k|none",
+    help="BLEU smoothing method.",
+)
+@click.option(
+    "-sv",
+    "--smooth-value",
+    type=float,
+    help="Smoothing value for floor (default 0.1) and add-k (default 1).",
+)
 @click.option("--force", is_flag=True, help="Do not warn about input that looks tokenised.")
-@click.option("-cc", "--chrf-char-order", type=int, default=6, show_default=True,
-              help="chrF character n-gram order (0-100).")
-@click.option("-cw", "--chrf-word-order", type=int, default=0, show_default=True,
-              help="chrF word n-gram order (2 = chrF++; 0-100).")
-@click.option("--chrf-beta", type=int, default=2, show_default=True,
-              help="chrF recall weight (0-1000).")
+@click.option(
+    "-cc",
+    "--chrf-char-order",
+    type=int,
+    default=6,
+    show_default=True,
+    help="chrF character n-gram order (0-100).",
+)
+@click.option(
+    "-cw",
+    "--chrf-word-order",
+    type=int,
+    default=0,
+    show_default=True,
+    help="chrF word n-gram order (2 = chrF++; 0-100).",
+)
+@click.option(
+    "--chrf-beta", type=int, default=2, show_default=True, help="chrF recall weight (0-1000)."
+)
 @click.option("--chrf-whitespace", is_flag=True, help="chrF: keep spaces in character n-grams.")
 @click.option("--chrf-lowercase", is_flag=True, help="Case-insensitive chrF.")
-@click.option("--chrf-eps-smoothing", is_flag=True,
-              help="chrF: epsilon smoothing (chrF++.py, NLTK, Moses) instead of effective order.")
+@click.option(
+    "--chrf-eps-smoothing",
+    is_flag=True,
+    help="chrF: epsilon smoothing (chrF++.py, NLTK, Moses) instead of effective order.",
+)
 @click.option("--ter-case-sensitive", is_flag=True, help="Case-sensitive TER.")
 @click.option("--ter-asian-support", is_flag=True, help="TER: split CJK characters.")
 @click.option("--ter-no-punct", is_flag=True, help="TER: remove punctuation.")
 @click.option("--ter-normalized", is_flag=True, help="TER: tercom normalisation/tokenisation.")
 @click.option("-sl", "--sentence-level", is_flag=True, help="Score every sentence.")
-@click.option("-ci", "--confidence", is_flag=True,
-              help="Bootstrap 95% confidence interval per metric (seed: BLEUCLI_SEED).")
-@click.option("-cin", "--confidence-n", type=int, default=1000, show_default=True,
-              help="Bootstrap resamples for --confidence (1-100000).")
-@click.option("-pbs", "--paired-bs", is_flag=True,
-              help="Paired bootstrap test of every -i system against the first.")
-@click.option("-par", "--paired-ar", is_flag=True,
-              help="Paired approximate randomisation test against the first system.")
-@click.option("-pbsn", "--paired-bs-n", type=int, default=1000, show_default=True,
-              help="Resamples for --paired-bs (1-100000).")
-@click.option("-parn", "--paired-ar-n", type=int, default=10000, show_default=True,
-              help="Trials for --paired-ar (1-100000).")
-@click.option("-j", "--jobs", "--paired-jobs", "jobs", type=int, default=1, show_default=True,
-              help="Worker processes for big files and paired tests (same results for any "
-                   "number; at most the CPUs); 0: automatic.")
+@click.option(
+    "-ci",
+    "--confidence",
+    is_flag=True,
+    help="Bootstrap 95% confidence interval per metric (seed: BLEUCLI_SEED).",
+)
+@click.option(
+    "-cin",
+    "--confidence-n",
+    type=int,
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples for --confidence (1-100000).",
+)
+@click.option(
+    "-pbs",
+    "--paired-bs",
+    is_flag=True,
+    help="Paired bootstrap test of every -i system against the first.",
+)
+@click.option(
+    "-par",
+    "--paired-ar",
+    is_flag=True,
+    help="Paired approximate randomisation test against the first system.",
+)
+@click.option(
+    "-pbsn",
+    "--paired-bs-n",
+    type=int,
+    default=1000,
+    show_default=True,
+    help="Resamples for --paired-bs (1-100000).",
+)
+@click.option(
+    "-parn",
+    "--paired-ar-n",
+    type=int,
+    default=10000,
+    show_default=True,
+    help="Trials for --paired-ar (1-100000).",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    "--paired-jobs",
+    "jobs",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Worker processes for big files and paired tests (same results for any "
+    "number; at most the CPUs); 0: automatic.",
+)
 @click.option("--emit-stats", is_flag=True, hidden=True)  # set by `bleucli stats`
-@click.option("--from-signature", multiple=True, metavar="SIG",
-              help="Score with exactly the options a published signature states "
-                   "(repeat for several metrics).")
-@click.option("-f", "--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default=None,
-              help="Output format (default json; env BLEUCLI_FORMAT).")
-@click.option("--json-layout", type=click.Choice(["sacrebleu", "bleucli"]), default="sacrebleu",
-              show_default=True,
-              help="Paired tests with -f json: SacreBLEU's list, or bleucli's document with "
-                   "test, samples and signatures.")
-@click.option("-w", "--width", type=int, default=1, show_default=True,
-              help="Decimal places of scores (0-30).")
+@click.option(
+    "--from-signature",
+    multiple=True,
+    metavar="SIG",
+    help="Score with exactly the options a published signature states "
+    "(repeat for several metrics).",
+)
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(OUTPUT_FORMATS),
+    default=None,
+    help="Output format (default json; env BLEUCLI_FORMAT).",
+)
+@click.option(
+    "--json-layout",
+    type=click.Choice(["sacrebleu", "bleucli"]),
+    default="sacrebleu",
+    show_default=True,
+    help="Paired tests with -f json: SacreBLEU's list, or bleucli's document with "
+    "test, samples and signatures.",
+)
+@click.option(
+    "-w", "--width", type=int, default=1, show_default=True, help="Decimal places of scores (0-30)."
+)
 @click.option("-b", "--score-only", is_flag=True, help="Print only the score.")
 @click.option("-q", "--quiet", is_flag=True, help="No informational messages or progress bars.")
-@click.option("-nc", "--no-color", is_flag=True,
-              help="Accepted for SacreBLEU compatibility; bleucli prints no colours.")
+@click.option(
+    "-nc",
+    "--no-color",
+    is_flag=True,
+    help="Accepted for SacreBLEU compatibility; bleucli prints no colours.",
+)
 @click.option("-sh", "--short", is_flag=True, help="Abbreviated signature.")
-@click.option("-d", "--detail", is_flag=True,
-              help="Also score each origlang and subset of the test set (text output), and "
-                   "each document when document ids are known (test set, or --docids).")
-@click.option("--segment-scores", multiple=True, metavar="NAME=FILE,...",
-              help="External segment scores (COMET, BLEURT, human, ...) as a metric: one "
-                   "file per -i system, one number per line (or FILE.tsv:COLUMN, "
-                   "FILE.json[:FIELD], FILE.jsonl[:FIELD]); repeatable.")
-@click.option("--docids", metavar="FILE",
-              help="Document id of every line (one per line), for per-document scores (-d).")
-@click.option("--rank", is_flag=True,
-              help="Rank the -i systems per metric: scores with 95% intervals, bootstrap "
-                   "rank ranges, all-pairs paired tests (Holm-corrected) and significance "
-                   "clusters.")
-@click.version_option(__version__, "-V", "--version", prog_name="bleucli",
-                      message="%(prog)s %(version)s (" + ENGINE + " engine)")
+@click.option(
+    "-d",
+    "--detail",
+    is_flag=True,
+    help="Also score each origlang and subset of the test set (text output), and "
+    "each document when document ids are known (test set, or --docids).",
+)
+@click.option(
+    "--segment-scores",
+    multiple=True,
+    metavar="NAME=FILE,...",
+    help="External segment scores (COMET, BLEURT, human, ...) as a metric: one "
+    "file per -i system, one number per line (or FILE.tsv:COLUMN, "
+    "FILE.json[:FIELD], FILE.jsonl[:FIELD]); repeatable.",
+)
+@click.option(
+    "--docids",
+    metavar="FILE",
+    help="Document id of every line (one per line), for per-document scores (-d).",
+)
+@click.option(
+    "--rank",
+    is_flag=True,
+    help="Rank the -i systems per metric: scores with 95% intervals, bootstrap "
+    "rank ranges, all-pairs paired tests (Holm-corrected) and significance "
+    "clusters.",
+)
+@click.version_option(
+    __version__,
+    "-V",
+    "--version",
+    prog_name="bleucli",
+    message="%(prog)s %(version)s (" + ENGINE + " engine)",
+)
 @click.pass_context
 def command(ctx: click.Context, **params: Any) -> None:
     """Score machine translation output with BLEU, chrF and TER, identical to SacreBLEU 2.x.
@@ -198,7 +361,8 @@ def command(ctx: click.Context, **params: Any) -> None:
       bleucli -t wmt14 -l en-de < hyp.de    # a named test set (downloaded once)
     """
     explicit = {
-        name for name in params
+        name
+        for name in params
         if ctx.get_parameter_source(name) not in (click.core.ParameterSource.DEFAULT, None)
     }
     fmt = params["fmt"]
@@ -209,36 +373,60 @@ def command(ctx: click.Context, **params: Any) -> None:
     from bleucli.commands.request import Options
 
     options = Options(
-        refs=params["refs"], inputs=params["inputs"],
+        refs=params["refs"],
+        inputs=params["inputs"],
         metrics=tuple(m.lower() for m in params["metrics"]) or ("bleu",),
-        language_pair=params["language_pair"], test_set=params["test_set"],
-        origlang=params["origlang"], subset=params["subset"], echo=params["echo"],
-        list_sets=params["list_sets"], citation=params["citation"],
-        download=params["download"], testsets_files=params["testsets_files"],
-        offline=params["offline"], num_refs=params["num_refs"],
-        encoding=params["encoding"], sentence_level=params["sentence_level"],
-        width=params["width"], score_only=params["score_only"], fmt=fmt,
-        quiet=params["quiet"], short=params["short"],
-        from_signature=params["from_signature"], jobs=params["jobs"],
-        confidence=params["confidence"], confidence_n=params["confidence_n"],
-        paired_bs=params["paired_bs"], paired_ar=params["paired_ar"],
-        paired_bs_n=params["paired_bs_n"], paired_ar_n=params["paired_ar_n"],
+        language_pair=params["language_pair"],
+        test_set=params["test_set"],
+        origlang=params["origlang"],
+        subset=params["subset"],
+        echo=params["echo"],
+        list_sets=params["list_sets"],
+        citation=params["citation"],
+        download=params["download"],
+        testsets_files=params["testsets_files"],
+        offline=params["offline"],
+        num_refs=params["num_refs"],
+        encoding=params["encoding"],
+        sentence_level=params["sentence_level"],
+        width=params["width"],
+        score_only=params["score_only"],
+        fmt=fmt,
+        quiet=params["quiet"],
+        short=params["short"],
+        from_signature=params["from_signature"],
+        jobs=params["jobs"],
+        confidence=params["confidence"],
+        confidence_n=params["confidence_n"],
+        paired_bs=params["paired_bs"],
+        paired_ar=params["paired_ar"],
+        paired_bs_n=params["paired_bs_n"],
+        paired_ar_n=params["paired_ar_n"],
         emit_stats=params["emit_stats"],
-        detail=params["detail"], json_layout=params["json_layout"],
-        segment_scores=params["segment_scores"], docids=params["docids"], rank=params["rank"],
+        detail=params["detail"],
+        json_layout=params["json_layout"],
+        segment_scores=params["segment_scores"],
+        docids=params["docids"],
+        rank=params["rank"],
         bleu={
-            "tokenize": params["tokenize"], "lowercase": params["lowercase"],
-            "smooth_method": params["smooth_method"], "smooth_value": params["smooth_value"],
+            "tokenize": params["tokenize"],
+            "lowercase": params["lowercase"],
+            "smooth_method": params["smooth_method"],
+            "smooth_value": params["smooth_value"],
             "force": params["force"],
         },
         chrf={
-            "char_order": params["chrf_char_order"], "word_order": params["chrf_word_order"],
-            "beta": params["chrf_beta"], "whitespace": params["chrf_whitespace"],
-            "lowercase": params["chrf_lowercase"], "eps_smoothing": params["chrf_eps_smoothing"],
+            "char_order": params["chrf_char_order"],
+            "word_order": params["chrf_word_order"],
+            "beta": params["chrf_beta"],
+            "whitespace": params["chrf_whitespace"],
+            "lowercase": params["chrf_lowercase"],
+            "eps_smoothing": params["chrf_eps_smoothing"],
         },
         ter={
             "case_sensitive": params["ter_case_sensitive"],
-            "asian_support": params["ter_asian_support"], "no_punct": params["ter_no_punct"],
+            "asian_support": params["ter_asian_support"],
+            "no_punct": params["ter_no_punct"],
             "normalized": params["ter_normalized"],
         },
         explicit=explicit,
@@ -256,13 +444,20 @@ def command(ctx: click.Context, **params: Any) -> None:
         click.echo(output)
 
 
-@click.command(name="report",
-               context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(name="report", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("results", nargs=-1, required=True, metavar="[NAME:]RESULT.json...")
-@click.option("-f", "--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text",
-              show_default=True, help="Table format (latex and markdown paste into papers).")
-@click.option("-w", "--width", type=int, default=1, show_default=True,
-              help="Decimal places of scores (0-30).")
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(OUTPUT_FORMATS),
+    default="text",
+    show_default=True,
+    help="Table format (latex and markdown paste into papers).",
+)
+@click.option(
+    "-w", "--width", type=int, default=1, show_default=True, help="Decimal places of scores (0-30)."
+)
 def report_command(results: tuple[str, ...], fmt: str, width: int) -> None:
     """One table, systems x (test set, metric), from result files of bleucli or SacreBLEU.
 
@@ -276,36 +471,86 @@ def report_command(results: tuple[str, ...], fmt: str, width: int) -> None:
     click.echo(build_report(ReportRequest(list(results), fmt, check_width(width))))
 
 
-@click.command(name="gate", context_settings={"help_option_names": ["-h", "--help"]},
-               epilog="Exit codes: 0 all checks passed, 3 a check failed, 1 unusable input, "
-                      "2 usage error.")
+@click.command(
+    name="gate",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="Exit codes: 0 all checks passed, 3 a check failed, 1 unusable input, 2 usage error.",
+)
 @click.argument("current", metavar="CURRENT.json")
-@click.option("--baseline", "baseline_path", required=True, metavar="FILE",
-              help="Baseline results (JSON written by bleucli).")
-@click.option("--tolerance", type=float, default=0.0, show_default=True,
-              help="Allowed drop in absolute points for every metric.")
-@click.option("--tolerance-for", multiple=True, metavar="METRIC=POINTS",
-              help="Per-metric tolerance, e.g. chrF2=0.5 (repeatable; names as in the "
-                   "results, any case).")
-@click.option("--min-score", multiple=True, metavar="METRIC=SCORE",
-              help="Required score, e.g. BLEU=30 (for TER: the maximum).")
-@click.option("--update-baseline", is_flag=True,
-              help="Replace the baseline with the current results (atomically) and pass.")
-@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="Report format on stdout.")
+@click.option(
+    "--baseline",
+    "baseline_path",
+    required=True,
+    metavar="FILE",
+    help="Baseline results (JSON written by bleucli).",
+)
+@click.option(
+    "--tolerance",
+    type=float,
+    default=0.0,
+    show_default=True,
+    help="Allowed drop in absolute points for every metric.",
+)
+@click.option(
+    "--tolerance-for",
+    multiple=True,
+    metavar="METRIC=POINTS",
+    help="Per-metric tolerance, e.g. chrF2=0.5 (repeatable; names as in the results, any case).",
+)
+@click.option(
+    "--min-score",
+    multiple=True,
+    metavar="METRIC=SCORE",
+    help="Required score, e.g. BLEU=30 (for TER: the maximum).",
+)
+@click.option(
+    "--update-baseline",
+    is_flag=True,
+    help="Replace the baseline with the current results (atomically) and pass.",
+)
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Report format on stdout.",
+)
 @click.option("--junit", metavar="FILE", help="Also write a JUnit XML report.")
-@click.option("--baseline-output", metavar="FILE",
-              help="Statistical gate: the baseline system's translations. A drop then fails "
-                   "only if a paired bootstrap test finds it significant.")
-@click.option("--output", "current_output", metavar="FILE",
-              help="Statistical gate: the current system's translations.")
-@click.option("--refs", multiple=True, metavar="FILE",
-              help="Statistical gate: reference file(s); default: the test set named in the "
-                   "results' signatures.")
-@click.option("--alpha", type=float, default=0.05, show_default=True,
-              help="Statistical gate: significance level.")
-@click.option("--paired-bs-n", type=int, default=1000, show_default=True,
-              help="Statistical gate: bootstrap resamples (1-100000).")
+@click.option(
+    "--baseline-output",
+    metavar="FILE",
+    help="Statistical gate: the baseline system's translations. A drop then fails "
+    "only if a paired bootstrap test finds it significant.",
+)
+@click.option(
+    "--output",
+    "current_output",
+    metavar="FILE",
+    help="Statistical gate: the current system's translations.",
+)
+@click.option(
+    "--refs",
+    multiple=True,
+    metavar="FILE",
+    help="Statistical gate: reference file(s); default: the test set named in the "
+    "results' signatures.",
+)
+@click.option(
+    "--alpha",
+    type=float,
+    default=0.05,
+    show_default=True,
+    help="Statistical gate: significance level.",
+)
+@click.option(
+    "--paired-bs-n",
+    type=int,
+    default=1000,
+    show_default=True,
+    help="Statistical gate: bootstrap resamples (1-100000).",
+)
 def gate_command(current: str, baseline_path: str, **params: Any) -> None:
     """Compare CURRENT.json (bleucli's JSON output; - for stdin) with a baseline."""
     from bleucli.commands.gate import GateRequest, run
@@ -318,14 +563,22 @@ def gate_command(current: str, baseline_path: str, **params: Any) -> None:
 
 @click.command(name="merge", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("shards", nargs=-1, required=True, metavar="SHARD.json...")
-@click.option("-f", "--format", "fmt", type=click.Choice(["json", "text"]), default=None,
-              help="Output format (default json; env BLEUCLI_FORMAT).")
-@click.option("-w", "--width", type=int, default=1, show_default=True,
-              help="Decimal places of scores (0-30).")
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(["json", "text"]),
+    default=None,
+    help="Output format (default json; env BLEUCLI_FORMAT).",
+)
+@click.option(
+    "-w", "--width", type=int, default=1, show_default=True, help="Decimal places of scores (0-30)."
+)
 @click.option("-b", "--score-only", is_flag=True, help="Print only the score.")
 @click.option("-sh", "--short", is_flag=True, help="Abbreviated signature.")
-def merge_command(shards: tuple[str, ...], fmt: str | None, width: int, score_only: bool,
-                  short: bool) -> None:
+def merge_command(
+    shards: tuple[str, ...], fmt: str | None, width: int, score_only: bool, short: bool
+) -> None:
     """Add statistics written by `bleucli stats` (one shard per part of a corpus) and print
     the corpus score, identical to scoring the whole corpus at once.
 
@@ -339,35 +592,85 @@ def merge_command(shards: tuple[str, ...], fmt: str | None, width: int, score_on
 
 def _analysis_options(function):
     """The loading options ``analyze`` and ``plot`` share with the scoring command."""
-    for decorator in reversed([
-        click.argument("refs", nargs=-1, metavar="[REFS]..."),
-        click.option("-i", "--input", "inputs", multiple=True, metavar="FILE",
-                     help="System outputs (repeat, or several after one -i); the first is "
-                          "the baseline. NAME:FILE names a system."),
-        click.option("-m", "--metrics", multiple=True, metavar="NAME",
-                     help="Metrics: bleu, chrf, ter (default: bleu chrf)."),
-        click.option("-t", "--test-set", help="Named test set instead of reference files."),
-        click.option("-l", "--language-pair", metavar="SRC-TRG", help="Its language pair."),
-        click.option("--testsets-file", "testsets_files", multiple=True, metavar="FILE",
-                     help="Extra test-set registry (JSON); repeatable."),
-        click.option("--offline", is_flag=True, help="Never use the network."),
-        click.option("-tok", "--tokenize", metavar="NAME",
-                     help="BLEU tokenizer, also the word tokenizer of the word analyses."),
-        click.option("-lc", "--lowercase", is_flag=True, help="Case-insensitive BLEU/words."),
-        click.option("-cw", "--chrf-word-order", type=int, default=0, show_default=True,
-                     help="chrF word n-gram order (2 = chrF++)."),
-        click.option("--segment-scores", multiple=True, metavar="NAME=FILE,...",
-                     help="External segment scores as a metric (see bleucli --help)."),
-        click.option("--docids", metavar="FILE|testset",
-                     help="Document ids: per-document scores."),
-        click.option("-nr", "--num-refs", type=int, default=1, show_default=True,
-                     help="Tab-separated references per line."),
-        click.option("-e", "--encoding", default="utf-8", show_default=True,
-                     help="Encoding of input files."),
-        click.option("-w", "--width", type=int, default=1, show_default=True,
-                     help="Decimal places of scores (0-30)."),
-        click.option("-q", "--quiet", is_flag=True, help="No progress bar."),
-    ]):
+    for decorator in reversed(
+        [
+            click.argument("refs", nargs=-1, metavar="[REFS]..."),
+            click.option(
+                "-i",
+                "--input",
+                "inputs",
+                multiple=True,
+                metavar="FILE",
+                help="System outputs (repeat, or several after one -i); the first is "
+                "the baseline. NAME:FILE names a system.",
+            ),
+            click.option(
+                "-m",
+                "--metrics",
+                multiple=True,
+                metavar="NAME",
+                help="Metrics: bleu, chrf, ter (default: bleu chrf).",
+            ),
+            click.option("-t", "--test-set", help="Named test set instead of reference files."),
+            click.option("-l", "--language-pair", metavar="SRC-TRG", help="Its language pair."),
+            click.option(
+                "--testsets-file",
+                "testsets_files",
+                multiple=True,
+                metavar="FILE",
+                help="Extra test-set registry (JSON); repeatable.",
+            ),
+            click.option("--offline", is_flag=True, help="Never use the network."),
+            click.option(
+                "-tok",
+                "--tokenize",
+                metavar="NAME",
+                help="BLEU tokenizer, also the word tokenizer of the word analyses.",
+            ),
+            click.option("-lc", "--lowercase", is_flag=True, help="Case-insensitive BLEU/words."),
+            click.option(
+                "-cw",
+                "--chrf-word-order",
+                type=int,
+                default=0,
+                show_default=True,
+                help="chrF word n-gram order (2 = chrF++).",
+            ),
+            click.option(
+                "--segment-scores",
+                multiple=True,
+                metavar="NAME=FILE,...",
+                help="External segment scores as a metric (see bleucli --help).",
+            ),
+            click.option(
+                "--docids", metavar="FILE|testset", help="Document ids: per-document scores."
+            ),
+            click.option(
+                "-nr",
+                "--num-refs",
+                type=int,
+                default=1,
+                show_default=True,
+                help="Tab-separated references per line.",
+            ),
+            click.option(
+                "-e",
+                "--encoding",
+                default="utf-8",
+                show_default=True,
+                help="Encoding of input files.",
+            ),
+            click.option(
+                "-w",
+                "--width",
+                type=int,
+                default=1,
+                show_default=True,
+                help="Decimal places of scores (0-30).",
+            ),
+            click.option("-q", "--quiet", is_flag=True, help="No progress bar."),
+        ]
+    ):
         function = decorator(function)
     return function
 
@@ -378,16 +681,25 @@ def _analysis_request(params: dict[str, Any], fmt: str) -> Any:
 
     metrics = tuple(m.lower() for m in params["metrics"]) or ("bleu", "chrf")
     explicit = {"width"} if params["width"] != 1 else set()
-    options = Options(refs=params["refs"], inputs=params["inputs"], metrics=metrics,
-                      test_set=params["test_set"], language_pair=params["language_pair"],
-                      num_refs=params["num_refs"], encoding=params["encoding"],
-                      width=check_width(params["width"]), fmt=fmt, quiet=params["quiet"],
-                      segment_scores=params["segment_scores"], docids=params["docids"],
-                      testsets_files=params["testsets_files"], offline=params["offline"],
-                      explicit=explicit,
-                      bleu={"tokenize": params["tokenize"], "lowercase": params["lowercase"],
-                            "force": True},
-                      chrf={"word_order": params["chrf_word_order"]})
+    options = Options(
+        refs=params["refs"],
+        inputs=params["inputs"],
+        metrics=metrics,
+        test_set=params["test_set"],
+        language_pair=params["language_pair"],
+        num_refs=params["num_refs"],
+        encoding=params["encoding"],
+        width=check_width(params["width"]),
+        fmt=fmt,
+        quiet=params["quiet"],
+        segment_scores=params["segment_scores"],
+        docids=params["docids"],
+        testsets_files=params["testsets_files"],
+        offline=params["offline"],
+        explicit=explicit,
+        bleu={"tokenize": params["tokenize"], "lowercase": params["lowercase"], "force": True},
+        chrf={"word_order": params["chrf_word_order"]},
+    )
     for name in metrics:
         from bleucli.metrics import metric_class
 
@@ -399,21 +711,51 @@ def _analysis_request(params: dict[str, Any], fmt: str) -> Any:
 
 @click.command(name="analyze", context_settings={"help_option_names": ["-h", "--help"]})
 @_analysis_options
-@click.option("-s", "--source", metavar="FILE", help="Source sentences (source-length "
-              "buckets, examples).")
-@click.option("--train", metavar="FILE", help="Training-corpus target side: word frequencies "
-              "for the word-accuracy buckets (default: the references).")
-@click.option("--top", type=int, default=10, show_default=True,
-              help="N-grams per order and direction, and examples per direction.")
-@click.option("--example-metric", metavar="NAME",
-              help="Sentence-level metric for score bands and examples (default: BLEU).")
-@click.option("-f", "--format", "fmt", type=click.Choice(["text", "markdown", "latex", "json"]),
-              default="text", show_default=True, help="Output format.")
-@click.option("--html", "html_path", metavar="FILE",
-              help="Also write a self-contained HTML report (figures with bleucli[plot]).")
-def analyze_command(source: str | None, train: str | None, top: int,
-                    example_metric: str | None, fmt: str, html_path: str | None,
-                    **params: Any) -> None:
+@click.option(
+    "-s", "--source", metavar="FILE", help="Source sentences (source-length buckets, examples)."
+)
+@click.option(
+    "--train",
+    metavar="FILE",
+    help="Training-corpus target side: word frequencies "
+    "for the word-accuracy buckets (default: the references).",
+)
+@click.option(
+    "--top",
+    type=int,
+    default=10,
+    show_default=True,
+    help="N-grams per order and direction, and examples per direction.",
+)
+@click.option(
+    "--example-metric",
+    metavar="NAME",
+    help="Sentence-level metric for score bands and examples (default: BLEU).",
+)
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "markdown", "latex", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "--html",
+    "html_path",
+    metavar="FILE",
+    help="Also write a self-contained HTML report (figures with bleucli[plot]).",
+)
+def analyze_command(
+    source: str | None,
+    train: str | None,
+    top: int,
+    example_metric: str | None,
+    fmt: str,
+    html_path: str | None,
+    **params: Any,
+) -> None:
     """Where systems differ: scores by reference/source length, sentence-score bands, word
     accuracy by frequency, n-gram differences, examples, per-document and per-origlang
     tables; every table with its signature.
@@ -432,8 +774,9 @@ def analyze_command(source: str | None, train: str | None, top: int,
 @click.command(name="plot", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("kind", type=click.Choice(["scores", "bootstrap", "buckets"]))
 @_analysis_options
-@click.option("-o", "--output", required=True, metavar="FILE",
-              help="Figure file: .pdf, .png or .svg.")
+@click.option(
+    "-o", "--output", required=True, metavar="FILE", help="Figure file: .pdf, .png or .svg."
+)
 @click.option("--metric", "metric_name", metavar="NAME", help="Metric to plot (default BLEU).")
 def plot_command(kind: str, output: str, metric_name: str | None, **params: Any) -> None:
     """Figures for papers (needs bleucli[plot]): scores per system with 95% intervals, the
@@ -475,8 +818,13 @@ def _stats_main(args: list[str]) -> list[str]:
     return ["--emit-stats", *args]
 
 
-SUBCOMMANDS = {"report": report_command, "gate": gate_command, "merge": merge_command,
-               "analyze": analyze_command, "plot": plot_command}
+SUBCOMMANDS = {
+    "report": report_command,
+    "gate": gate_command,
+    "merge": merge_command,
+    "analyze": analyze_command,
+    "plot": plot_command,
+}
 
 
 def _configure_logging(quiet: bool) -> None:
@@ -512,8 +860,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         args = expand_prefixes(args, selected)
         variadic = selected in (command, analyze_command, plot_command)
-        returned = selected.main(expand_variadic(args) if variadic else args,
-                                 prog_name=prog, standalone_mode=False)
+        returned = selected.main(
+            expand_variadic(args) if variadic else args, prog_name=prog, standalone_mode=False
+        )
         if isinstance(returned, int) and returned:  # click returns Exit codes here
             sys.exit(returned)
     except click.exceptions.Abort:
@@ -534,8 +883,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         _quiet_stdout()
         sys.exit(EXIT_OK)
     except MemoryError:
-        click.echo("bleucli: error: out of memory; score the corpus in parts with "
-                   "`bleucli stats` and `bleucli merge`", err=True)
+        click.echo(
+            "bleucli: error: out of memory; score the corpus in parts with "
+            "`bleucli stats` and `bleucli merge`",
+            err=True,
+        )
         sys.exit(EXIT_ERROR)
     except OSError as err:
         where = f"{err.filename}: " if err.filename else ""
@@ -544,9 +896,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     except Exception as err:  # a bug: one line unless the user asks for the traceback
         if os.environ.get("BLEUCLI_DEBUG", "") not in ("", "0"):
             raise
-        click.echo(f"bleucli: internal error: {type(err).__name__}: {_one_line(str(err))} "
-                   f"(run with BLEUCLI_DEBUG=1 for the traceback, and please report it)",
-                   err=True)
+        click.echo(
+            f"bleucli: internal error: {type(err).__name__}: {_one_line(str(err))} "
+            f"(run with BLEUCLI_DEBUG=1 for the traceback, and please report it)",
+            err=True,
+        )
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_OK)
 

@@ -46,8 +46,11 @@ def partition_stats(rows: Iterable[Any], specs: dict[str, dict[str, Any]]) -> li
     return [out]
 
 
-def score_dask(collection: Any, metrics: Sequence[str] = ("bleu",),
-               options: dict[str, dict[str, Any]] | None = None) -> dict[str, tuple[Score, Metric]]:
+def score_dask(
+    collection: Any,
+    metrics: Sequence[str] = ("bleu",),
+    options: dict[str, dict[str, Any]] | None = None,
+) -> dict[str, tuple[Score, Metric]]:
     """Corpus scores of a Dask bag or dataframe: ``{name: (score, metric)}``.
 
     ``options`` maps a metric name to its keyword arguments, e.g. ``{"chrf": {"word_order":

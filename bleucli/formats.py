@@ -10,13 +10,15 @@ from bleucli.metrics.base import Score
 from bleucli.results import Result
 
 
-def single_system(results: Sequence[Result], fmt: str, width: int, score_only: bool,
-                  short: bool) -> str:
+def single_system(
+    results: Sequence[Result], fmt: str, width: int, score_only: bool, short: bool
+) -> str:
     """One system, one or more metrics: SacreBLEU's JSON objects or '='-aligned text lines."""
     is_json = fmt == "json"
     lines = [
-        r.score.format(width, score_only,
-                       r.short_signature if short and not is_json else r.signature, is_json)
+        r.score.format(
+            width, score_only, r.short_signature if short and not is_json else r.signature, is_json
+        )
         for r in results
     ]
     if is_json:
@@ -25,13 +27,16 @@ def single_system(results: Sequence[Result], fmt: str, width: int, score_only: b
         return "\n".join(lines)
     split_at = [line.index(" = ") for line in lines]
     pad = max(split_at)
-    return "\n".join(
-        f"{line[:cut]:>{pad}}{line[cut:]}" for line, cut in zip(lines, split_at)
-    )
+    return "\n".join(f"{line[:cut]:>{pad}}{line[cut:]}" for line, cut in zip(lines, split_at))
 
 
-TABLE_FORMATS = {"text": "fancy_grid", "latex": "latex_booktabs", "markdown": "github",
-                 "tsv": "tsv", "html": "html"}
+TABLE_FORMATS = {
+    "text": "fancy_grid",
+    "latex": "latex_booktabs",
+    "markdown": "github",
+    "tsv": "tsv",
+    "html": "html",
+}
 
 #: Symbols tabulate would print as-is but pdflatex cannot typeset from UTF-8 input: they go
 #: through tabulate as control characters (left alone by its LaTeX escaping) and come out
@@ -45,6 +50,7 @@ def table(rows: list[list[str]], headers: list[str], fmt: str, **options: Any) -
     from tabulate import tabulate
 
     if fmt == "latex":
+
         def protect(text: str) -> str:
             for symbol, (mark, _) in _LATEX_SYMBOLS.items():
                 text = text.replace(symbol, mark)
@@ -52,8 +58,13 @@ def table(rows: list[list[str]], headers: list[str], fmt: str, **options: Any) -
 
         rows = [[protect(str(c)) for c in row] for row in rows]
         headers = [protect(h) for h in headers]
-    rendered = tabulate(rows, headers=headers, tablefmt=TABLE_FORMATS.get(fmt, "fancy_grid"),
-                        disable_numparse=True, **options)
+    rendered = tabulate(
+        rows,
+        headers=headers,
+        tablefmt=TABLE_FORMATS.get(fmt, "fancy_grid"),
+        disable_numparse=True,
+        **options,
+    )
     if fmt == "latex":
         for mark, command in _LATEX_SYMBOLS.values():
             rendered = rendered.replace(mark, command)
@@ -66,26 +77,36 @@ def notes(title: str, items: list[str], fmt: str, remarks: Sequence[str] = ()) -
     import html
 
     if fmt == "latex":
-        return "\n".join(["%", *(f"% {r}" for r in remarks), f"% {title}",
-                          *(f"%  - {item}" for item in items)])
+        return "\n".join(
+            ["%", *(f"% {r}" for r in remarks), f"% {title}", *(f"%  - {item}" for item in items)]
+        )
     if fmt == "tsv":
-        return "\n".join([*(f"# {r}" for r in remarks), f"# {title}",
-                          *(f"# {item}" for item in items)])
+        return "\n".join(
+            [*(f"# {r}" for r in remarks), f"# {title}", *(f"# {item}" for item in items)]
+        )
     if fmt == "markdown":
+
         def code(item: str) -> str:
             label, sep, value = item.partition(": ")
             value = value.replace("`", "'")
             return f"- {label}: `{value}`" if sep else f"- `{item}`"
 
-        return "\n".join(["", *(f"{r}\n" for r in remarks), f"**{title}**", "",
-                          *(code(item) for item in items)])
+        return "\n".join(
+            ["", *(f"{r}\n" for r in remarks), f"**{title}**", "", *(code(item) for item in items)]
+        )
     if fmt == "html":
-        return "\n".join([*(f"<p>{html.escape(r)}</p>" for r in remarks),
-                          f"<p>{html.escape(title)}</p>", "<ul>",
-                          *(f"<li><code>{html.escape(item)}</code></li>" for item in items),
-                          "</ul>"])
-    return "\n".join(["", *remarks, *([""] if remarks else []), title,
-                      *(f" - {item}" for item in items)])
+        return "\n".join(
+            [
+                *(f"<p>{html.escape(r)}</p>" for r in remarks),
+                f"<p>{html.escape(title)}</p>",
+                "<ul>",
+                *(f"<li><code>{html.escape(item)}</code></li>" for item in items),
+                "</ul>",
+            ]
+        )
+    return "\n".join(
+        ["", *remarks, *([""] if remarks else []), title, *(f" - {item}" for item in items)]
+    )
 
 
 def multi_system(results: Sequence[Result], fmt: str, width: int, short: bool) -> str:
@@ -103,24 +124,46 @@ def multi_system(results: Sequence[Result], fmt: str, width: int, short: bool) -
         signatures[r.score.name] = r.short_signature if short else r.signature
     if fmt == "json":
         rows = [
-            {"system": system,
-             **{m: f"{cells[system, m].score:.{width}f}" for m in metrics if (system, m) in cells}}
+            {
+                "system": system,
+                **{
+                    m: f"{cells[system, m].score:.{width}f}"
+                    for m in metrics
+                    if (system, m) in cells
+                },
+            }
             for system in systems
         ]
         return json.dumps(rows, indent=4, ensure_ascii=False)
     rendered = table(
         [[system, *(f"{cells[system, m].score:.{width}f}" for m in metrics)] for system in systems],
-        ["System", *metrics], fmt, colalign=("right",), stralign="center", numalign="center")
+        ["System", *metrics],
+        fmt,
+        colalign=("right",),
+        stralign="center",
+        numalign="center",
+    )
     if fmt == "text":
         legend = ["", "-----------------", "Metric signatures", "-----------------"]
         legend += [f" - {name:<10} {sig}" for name, sig in signatures.items()]
         return rendered + "\n" + "\n".join(legend)
-    return rendered + "\n" + notes("Metric signatures",
-                                    [f"{name}: {sig}" for name, sig in signatures.items()], fmt)
+    return (
+        rendered
+        + "\n"
+        + notes("Metric signatures", [f"{name}: {sig}" for name, sig in signatures.items()], fmt)
+    )
 
 
-def paired_table(systems: Sequence[str], results: dict, signatures: dict[str, str], fmt: str,
-                 width: int, test: str, n_samples: int, json_layout: str = "sacrebleu") -> str:
+def paired_table(
+    systems: Sequence[str],
+    results: dict,
+    signatures: dict[str, str],
+    fmt: str,
+    width: int,
+    test: str,
+    n_samples: int,
+    json_layout: str = "sacrebleu",
+) -> str:
     """Systems x metrics with p-values against the baseline (first row), and a legend.
 
     JSON is SacreBLEU's list of ``{"system", METRIC: {"score", "p_value", "mean", "ci"}}`` in
@@ -136,25 +179,44 @@ def paired_table(systems: Sequence[str], results: dict, signatures: dict[str, st
         def number(value: Any) -> float | None:
             return None if value is None else float(value)
 
-        return json.dumps([{"system": system, **{
-            metric: {"score": number(per_system[i].score), "p_value": number(per_system[i].p_value),
-                     "mean": number(per_system[i].mean), "ci": number(per_system[i].ci)}
-            for metric, per_system in results.items()}} for i, system in enumerate(names)],
-            indent=4, ensure_ascii=False)
+        return json.dumps(
+            [
+                {
+                    "system": system,
+                    **{
+                        metric: {
+                            "score": number(per_system[i].score),
+                            "p_value": number(per_system[i].p_value),
+                            "mean": number(per_system[i].mean),
+                            "ci": number(per_system[i].ci),
+                        }
+                        for metric, per_system in results.items()
+                    },
+                }
+                for i, system in enumerate(names)
+            ],
+            indent=4,
+            ensure_ascii=False,
+        )
     if fmt == "json":
         rows = []
         for i, system in enumerate(names):
             row: dict[str, Any] = {"system": system}
             for metric, per_system in results.items():
                 r = per_system[i]
-                row[metric] = {"score": round(float(r.score), width),
-                               "p_value": None if r.p_value is None else float(r.p_value),
-                               "mean": None if r.mean is None else round(float(r.mean), width),
-                               "ci": None if r.ci is None else round(float(r.ci), width),
-                               "significant": r.p_value is not None and r.p_value <= 0.05}
+                row[metric] = {
+                    "score": round(float(r.score), width),
+                    "p_value": None if r.p_value is None else float(r.p_value),
+                    "mean": None if r.mean is None else round(float(r.mean), width),
+                    "ci": None if r.ci is None else round(float(r.ci), width),
+                    "significant": r.p_value is not None and r.p_value <= 0.05,
+                }
             rows.append(row)
-        return json.dumps({"test": test, "samples": n_samples, "systems": rows,
-                           "signatures": signatures}, indent=1, ensure_ascii=False)
+        return json.dumps(
+            {"test": test, "samples": n_samples, "systems": rows, "signatures": signatures},
+            indent=1,
+            ensure_ascii=False,
+        )
     separator = "\n" if fmt == "text" else " "
     headers = ["System"]
     columns = []
@@ -170,21 +232,38 @@ def paired_table(systems: Sequence[str], results: dict, signatures: dict[str, st
                 cell += f"{separator}(p = {r.p_value:.4f})" + ("*" if r.p_value <= 0.05 else "")
             cells.append(cell)
         columns.append(cells)
-    rendered = table([[name, *row] for name, row in zip(names, zip(*columns))], headers, fmt,
-                     colalign=("right",), stralign="center")
-    kind = ("paired bootstrap resampling" if test == "bs" else "approximate randomization")
+    rendered = table(
+        [[name, *row] for name, row in zip(names, zip(*columns))],
+        headers,
+        fmt,
+        colalign=("right",),
+        stralign="center",
+    )
+    kind = "paired bootstrap resampling" if test == "bs" else "approximate randomization"
     remarks = [
         f"{kind.capitalize()} test, {n_samples} samples; every system against the baseline.",
         "* p <= 0.05: the difference to the baseline is unlikely to be due to chance "
         "(it says nothing about which system is better).",
     ]
     if fmt == "text":
-        legend = ["", *remarks, "", "Metric signatures:",
-                  *[f" - {name:<10} {sig}" for name, sig in signatures.items()]]
+        legend = [
+            "",
+            *remarks,
+            "",
+            "Metric signatures:",
+            *[f" - {name:<10} {sig}" for name, sig in signatures.items()],
+        ]
         return rendered + "\n" + "\n".join(legend)
-    return rendered + "\n" + notes("Metric signatures:",
-                                    [f"{name}: {sig}" for name, sig in signatures.items()],
-                                    fmt, remarks)
+    return (
+        rendered
+        + "\n"
+        + notes(
+            "Metric signatures:",
+            [f"{name}: {sig}" for name, sig in signatures.items()],
+            fmt,
+            remarks,
+        )
+    )
 
 
 def sentence_header(names: Sequence[str], signatures: dict[str, str], fmt: str) -> str:
@@ -197,9 +276,16 @@ def sentence_header(names: Sequence[str], signatures: dict[str, str], fmt: str) 
     return "\n".join([*comments, "\t".join(["line", "system", *names])])
 
 
-def sentence_rows(scores: dict[str, list[Score]], signatures: dict[str, str], fmt: str,
-                  width: int, score_only: bool, first_line: int, system: str = "",
-                  numbered: bool = False) -> str:
+def sentence_rows(
+    scores: dict[str, list[Score]],
+    signatures: dict[str, str],
+    fmt: str,
+    width: int,
+    score_only: bool,
+    first_line: int,
+    system: str = "",
+    numbered: bool = False,
+) -> str:
     """Per-sentence results, each line carrying its sentence number and signature:
     SacreBLEU's text lines (metrics tab-separated; with ``numbered``, for several systems,
     prefixed by system and line number), JSON lines (``{"line": n, "system": ..., "BLEU":
@@ -211,21 +297,32 @@ def sentence_rows(scores: dict[str, list[Score]], signatures: dict[str, str], fm
         for name in names:
             if scores[name]:
                 by_name[scores[name][0].name] = signatures[name]
-        return "\n".join(json.dumps({"line": first_line + i, "system": system, **{
-            s.name: round(float(s.score), width) for s in row}, "signatures": by_name},
-            ensure_ascii=False) for i, row in enumerate(rows))
+        return "\n".join(
+            json.dumps(
+                {
+                    "line": first_line + i,
+                    "system": system,
+                    **{s.name: round(float(s.score), width) for s in row},
+                    "signatures": by_name,
+                },
+                ensure_ascii=False,
+            )
+            for i, row in enumerate(rows)
+        )
     if fmt == "tsv":
-        return "\n".join("\t".join([str(first_line + i), system,
-                                     *(f"{s.score:.{width}f}" for s in row)])
-                         for i, row in enumerate(rows))
+        return "\n".join(
+            "\t".join([str(first_line + i), system, *(f"{s.score:.{width}f}" for s in row)])
+            for i, row in enumerate(rows)
+        )
     prefix = (lambda i: f"{system}\t{first_line + i}\t") if numbered else (lambda i: "")
-    return "\n".join(prefix(i) + "\t".join(s.format(width, score_only, signatures[name])
-                                            for name, s in zip(names, row))
-                     for i, row in enumerate(rows))
+    return "\n".join(
+        prefix(i)
+        + "\t".join(s.format(width, score_only, signatures[name]) for name, s in zip(names, row))
+        for i, row in enumerate(rows)
+    )
 
 
-def rank_table(rankings: Sequence[Any], fmt: str, width: int, test: str,
-               n_samples: int) -> str:
+def rank_table(rankings: Sequence[Any], fmt: str, width: int, test: str, n_samples: int) -> str:
     """``--rank``: per metric, systems best first with cluster, rank range, score and
     interval; JSON adds every pair's raw and Holm-corrected p-value."""
     from bleucli.ranking import ALPHA
@@ -233,34 +330,58 @@ def rank_table(rankings: Sequence[Any], fmt: str, width: int, test: str,
     kind = "paired bootstrap" if test == "bs" else "approximate randomisation"
     if fmt == "json":
         per_metric: dict[str, Any] = {}
-        document = {"test": test, "samples": n_samples, "correction": "holm", "alpha": ALPHA,
-                    "metrics": per_metric}
+        document = {
+            "test": test,
+            "samples": n_samples,
+            "correction": "holm",
+            "alpha": ALPHA,
+            "metrics": per_metric,
+        }
         for ranking in rankings:
             per_metric[ranking.metric] = {
                 "signature": ranking.signature,
                 "higher_is_better": ranking.higher_is_better,
-                "systems": [{"system": s.name, "position": s.position, "cluster": s.cluster,
-                             "score": s.score, "mean": s.mean, "ci": s.ci,
-                             "rank_range": [s.rank_low, s.rank_high]}
-                            for s in ranking.systems],
-                "pairs": [{"systems": list(pair), "p_value": p,
-                           "p_holm": ranking.corrected[pair],
-                           "significant": ranking.corrected[pair] < ALPHA}
-                          for pair, p in ranking.p_values.items()],
+                "systems": [
+                    {
+                        "system": s.name,
+                        "position": s.position,
+                        "cluster": s.cluster,
+                        "score": s.score,
+                        "mean": s.mean,
+                        "ci": s.ci,
+                        "rank_range": [s.rank_low, s.rank_high],
+                    }
+                    for s in ranking.systems
+                ],
+                "pairs": [
+                    {
+                        "systems": list(pair),
+                        "p_value": p,
+                        "p_holm": ranking.corrected[pair],
+                        "significant": ranking.corrected[pair] < ALPHA,
+                    }
+                    for pair, p in ranking.p_values.items()
+                ],
             }
         return json.dumps(document, indent=1, ensure_ascii=False)
     parts = []
     for ranking in rankings:
         direction = "higher" if ranking.higher_is_better else "lower"
-        rows = [[str(s.cluster), f"{s.rank_low}-{s.rank_high}" if s.rank_low != s.rank_high
-                 else str(s.rank_low), s.name,
-                 f"{s.score:.{width}f} ({s.mean:.{width}f} ± {s.ci:.{width}f})"]
-                for s in ranking.systems]
+        rows = [
+            [
+                str(s.cluster),
+                f"{s.rank_low}-{s.rank_high}" if s.rank_low != s.rank_high else str(s.rank_low),
+                s.name,
+                f"{s.score:.{width}f} ({s.mean:.{width}f} ± {s.ci:.{width}f})",
+            ]
+            for s in ranking.systems
+        ]
         headers = ["Cluster", "Rank range", "System", f"{ranking.metric} (μ ± 95% CI)"]
         title = f"{ranking.metric} ({direction} is better)"
         if fmt == "text":
-            parts.append(f"{title}\n" + table(rows, headers, fmt, colalign=("center",
-                                                                             "center", "right")))
+            parts.append(
+                f"{title}\n" + table(rows, headers, fmt, colalign=("center", "center", "right"))
+            )
         elif fmt == "markdown":
             parts.append(f"**{title}**\n\n" + table(rows, headers, fmt))
         elif fmt == "html":
@@ -279,6 +400,9 @@ def rank_table(rankings: Sequence[Any], fmt: str, width: int, test: str,
     ]
     signatures = [f"{r.metric}: {r.signature}" for r in rankings]
     if fmt == "text":
-        return "\n\n".join(parts) + "\n\n" + "\n".join(
-            [*remarks, "", "Metric signatures:", *[f" - {s}" for s in signatures]])
+        return (
+            "\n\n".join(parts)
+            + "\n\n"
+            + "\n".join([*remarks, "", "Metric signatures:", *[f" - {s}" for s in signatures]])
+        )
     return "\n\n".join(parts) + "\n" + notes("Metric signatures:", signatures, fmt, remarks)

@@ -18,15 +18,37 @@ PACKAGE = "bleucli.sacrebleu_compat"
 
 #: SacreBLEU 2.6.0's modules, relative to the package.
 MODULES = (
-    "version", "utils", "compat", "significance", "sacrebleu",
-    "metrics", "metrics.base", "metrics.bleu", "metrics.chrf", "metrics.ter",
-    "metrics.helpers", "metrics.lib_ter",
-    "tokenizers", "tokenizers.tokenizer_base", "tokenizers.tokenizer_13a",
-    "tokenizers.tokenizer_char", "tokenizers.tokenizer_intl", "tokenizers.tokenizer_ja_mecab",
-    "tokenizers.tokenizer_ko_mecab", "tokenizers.tokenizer_none", "tokenizers.tokenizer_re",
-    "tokenizers.tokenizer_spm", "tokenizers.tokenizer_ter", "tokenizers.tokenizer_zh",
-    "dataset", "dataset.base", "dataset.fake_sgml", "dataset.iwslt_xml",
-    "dataset.plain_text", "dataset.tsv", "dataset.wmt_xml",
+    "version",
+    "utils",
+    "compat",
+    "significance",
+    "sacrebleu",
+    "metrics",
+    "metrics.base",
+    "metrics.bleu",
+    "metrics.chrf",
+    "metrics.ter",
+    "metrics.helpers",
+    "metrics.lib_ter",
+    "tokenizers",
+    "tokenizers.tokenizer_base",
+    "tokenizers.tokenizer_13a",
+    "tokenizers.tokenizer_char",
+    "tokenizers.tokenizer_intl",
+    "tokenizers.tokenizer_ja_mecab",
+    "tokenizers.tokenizer_ko_mecab",
+    "tokenizers.tokenizer_none",
+    "tokenizers.tokenizer_re",
+    "tokenizers.tokenizer_spm",
+    "tokenizers.tokenizer_ter",
+    "tokenizers.tokenizer_zh",
+    "dataset",
+    "dataset.base",
+    "dataset.fake_sgml",
+    "dataset.iwslt_xml",
+    "dataset.plain_text",
+    "dataset.tsv",
+    "dataset.wmt_xml",
 )
 
 
@@ -42,13 +64,15 @@ def install_as_sacrebleu(force: bool = False) -> None:
     if existing is not None and getattr(existing, "__name__", "") != PACKAGE:
         where = getattr(existing, "__file__", "?")
         if not force:
-            raise ConfigError(f"the real sacrebleu is already imported (from {where}); call "
-                              f"bleucli.install_as_sacrebleu() before anything imports "
-                              f"sacrebleu, or pass force=True to replace it")
-        logging.getLogger("bleucli").warning(f"replacing the imported sacrebleu ({where}) "
-                                             f"with bleucli")
-        for name in [n for n in sys.modules if n == "sacrebleu" or
-                     n.startswith("sacrebleu.")]:
+            raise ConfigError(
+                f"the real sacrebleu is already imported (from {where}); call "
+                f"bleucli.install_as_sacrebleu() before anything imports "
+                f"sacrebleu, or pass force=True to replace it"
+            )
+        logging.getLogger("bleucli").warning(
+            f"replacing the imported sacrebleu ({where}) with bleucli"
+        )
+        for name in [n for n in sys.modules if n == "sacrebleu" or n.startswith("sacrebleu.")]:
             del sys.modules[name]
     package = importlib.import_module(PACKAGE)
     sys.modules["sacrebleu"] = package

@@ -49,7 +49,8 @@ def _load() -> ModuleType | None:
         sys.stderr.write(
             f"bleucli: the compiled core {os.path.basename(_native.__file__)} was built from "
             f"other sources than {os.path.join(folder, SOURCES[0])}; using the pure-Python "
-            f"engine (same results, slower) until it is rebuilt: pip install -e .\n")
+            f"engine (same results, slower) until it is rebuilt: pip install -e .\n"
+        )
         return None
     return _native
 

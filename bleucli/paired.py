@@ -51,8 +51,14 @@ def p_value(differences, observed: float) -> float:
     return (np.sum(differences > observed).item() + 1) / (len(differences) + 1)
 
 
-def paired_bootstrap(metric: Metric, baseline_rows, system_rows, n_samples: int,
-                     seed: int | None, resamples: Resamples | None = None) -> PairedResult:
+def paired_bootstrap(
+    metric: Metric,
+    baseline_rows,
+    system_rows,
+    n_samples: int,
+    seed: int | None,
+    resamples: Resamples | None = None,
+) -> PairedResult:
     """Moses' bootstrap-hypothesis-difference-significance, as SacreBLEU runs it: every
     comparison draws from a generator seeded alike, so with a fixed seed all of them share
     one set of ``resamples`` (passed in to reuse its draw counts)."""
@@ -67,12 +73,19 @@ def paired_bootstrap(metric: Metric, baseline_rows, system_rows, n_samples: int,
     mean, ci = estimate_ci(scores_system)
     differences = np.abs(scores_system - scores_baseline)
     centred = differences - differences.mean()
-    return PairedResult(system_score, p_value(centred, abs(baseline_score - system_score)),
-                        mean, ci)
+    return PairedResult(
+        system_score, p_value(centred, abs(baseline_score - system_score)), mean, ci
+    )
 
 
-def paired_randomization(metric: Metric, baseline_rows, system_rows, n_samples: int,
-                         seed: int | None, resamples: None = None) -> PairedResult:
+def paired_randomization(
+    metric: Metric,
+    baseline_rows,
+    system_rows,
+    n_samples: int,
+    seed: int | None,
+    resamples: None = None,
+) -> PairedResult:
     """Approximate randomisation: swap each sentence's outputs between the two systems."""
     import numpy as np
 
@@ -87,8 +100,7 @@ def paired_randomization(metric: Metric, baseline_rows, system_rows, n_samples: 
     return PairedResult(system_score, p_value(differences, abs(baseline_score - system_score)))
 
 
-TESTS: dict[str, Callable[..., PairedResult]] = {"bs": paired_bootstrap,
-                                                  "ar": paired_randomization}
+TESTS: dict[str, Callable[..., PairedResult]] = {"bs": paired_bootstrap, "ar": paired_randomization}
 
 
 #: What forked workers read: set by run_paired just before the pool starts.
@@ -98,12 +110,18 @@ _SHARED: dict[str, Any] = {}
 def _test_one(task: tuple[str, int]) -> PairedResult:
     name, k = task
     metric, rows = _SHARED["metrics"][name], _SHARED["rows"][name]
-    return TESTS[_SHARED["test"]](metric, rows[0], rows[k], _SHARED["n"], _SHARED["seed"],
-                                  _SHARED["resamples"])
+    return TESTS[_SHARED["test"]](
+        metric, rows[0], rows[k], _SHARED["n"], _SHARED["seed"], _SHARED["resamples"]
+    )
 
 
-def run_paired(test: str, metrics: dict[str, Metric], systems: list[tuple[str, list[str]]],
-               n_samples: int = 0, jobs: int = 1):
+def run_paired(
+    test: str,
+    metrics: dict[str, Metric],
+    systems: list[tuple[str, list[str]]],
+    n_samples: int = 0,
+    jobs: int = 1,
+):
     """Results per metric name (display name) per system, and the signatures to print.
 
     With ``jobs > 1`` the (metric, system) comparisons run in forked worker processes; each
@@ -142,11 +160,9 @@ def run_paired(test: str, metrics: dict[str, Metric], systems: list[tuple[str, l
         signature.update(test, n_samples)
         signatures[baseline.name] = signature
     tasks = [(name, k) for name in results for k in range(1, len(systems))]
-    _SHARED.update(metrics=by_name, rows=rows, test=test, n=n_samples, seed=seed,
-                   resamples=shared)
+    _SHARED.update(metrics=by_name, rows=rows, test=test, n=n_samples, seed=seed, resamples=shared)
     # a worker pool costs a few tenths of a second: worth it only for heavy resampling
-    test_jobs = jobs if len(tasks) * len(systems[0][1]) * n_samples >= PARALLEL_TESTS_WORK \
-        else 1
+    test_jobs = jobs if len(tasks) * len(systems[0][1]) * n_samples >= PARALLEL_TESTS_WORK else 1
     from bleucli.progress import stage
 
     try:
@@ -169,8 +185,9 @@ def _stats_one(task: tuple[int, int | None]) -> list:
     return [metric.per_sentence_stats(systems[k][1], None)]
 
 
-def _system_stats(metrics: list[Metric], systems: list[tuple[str, list[str]]],
-                  jobs: int) -> list[list]:
+def _system_stats(
+    metrics: list[Metric], systems: list[tuple[str, list[str]]], jobs: int
+) -> list[list]:
     """Per metric, per system, the per-sentence statistics. Metrics whose engine batches
     systems (their references are processed once) are one task for all systems; with
     ``jobs > 1`` the others (TER) are one task per system, run first, in parallel."""

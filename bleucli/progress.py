@@ -35,6 +35,7 @@ def stage(label: str, total: int) -> Iterator[Callable[[int], None]]:
         return
     import click
 
-    with click.progressbar(length=total, label=f"bleucli: {label}", file=sys.stderr,
-                           width=30, show_eta=True) as bar:
+    with click.progressbar(
+        length=total, label=f"bleucli: {label}", file=sys.stderr, width=30, show_eta=True
+    ) as bar:
         yield bar.update

@@ -104,15 +104,21 @@ def clusters(order: list[str], better: Any) -> list[int]:
     current = 1
     for r, name in enumerate(order):
         numbers.append(current)
-        below = order[r + 1:]
+        below = order[r + 1 :]
         if below and all(better(name, other) for other in below):
             current += 1
     return numbers
 
 
-def rank_systems(metric: Metric, rows: list[list[list[float]]], names: list[str],
-                 test: str, n_samples: int, seed: int | None,
-                 higher_is_better: bool = True) -> Ranking:
+def rank_systems(
+    metric: Metric,
+    rows: list[list[list[float]]],
+    names: list[str],
+    test: str,
+    n_samples: int,
+    seed: int | None,
+    higher_is_better: bool = True,
+) -> Ranking:
     """The ranking of ``names`` (whose per-segment statistics are ``rows``) by ``metric``."""
     import numpy as np
 
@@ -144,7 +150,8 @@ def rank_systems(metric: Metric, rows: list[list[list[float]]], names: list[str]
     position = sorted(range(len(systems)), key=lambda k: (-sign * systems[k].score, k))
     ranking.systems = [systems[k] for k in position]
     order = [s.name for s in ranking.systems]
-    for number, system, cluster in zip(range(1, len(order) + 1), ranking.systems,
-                                       clusters(order, ranking.significantly_better)):
+    for number, system, cluster in zip(
+        range(1, len(order) + 1), ranking.systems, clusters(order, ranking.significantly_better)
+    ):
         system.position, system.cluster = number, cluster
     return ranking

@@ -49,8 +49,9 @@ PROVENANCE_FIELDS = ("version", "v", "scores", "sc")
 def comparable_signature(signature: str) -> str:
     """The signature without its provenance fields (``version``, and ``scores`` of
     external segment metrics): two results are comparable when these agree."""
-    return "|".join(part for part in signature.split("|")
-                    if part.split(":", 1)[0] not in PROVENANCE_FIELDS)
+    return "|".join(
+        part for part in signature.split("|") if part.split(":", 1)[0] not in PROVENANCE_FIELDS
+    )
 
 
 @dataclass
@@ -64,8 +65,7 @@ class Result:
     short_signature: str
 
     def record(self) -> ScoreRecord:
-        return ScoreRecord(self.score.name, float(self.score.score), self.signature,
-                           self.system)
+        return ScoreRecord(self.score.name, float(self.score.score), self.signature, self.system)
 
 
 @dataclass(frozen=True)
@@ -105,8 +105,11 @@ class ScoreRecord:
 
     def as_record(self) -> dict[str, Any]:
         """The single-system JSON object for this score (what ``--update-baseline`` keeps)."""
-        record: dict[str, Any] = {"name": self.metric, "score": self.score,
-                                  "signature": self.signature}
+        record: dict[str, Any] = {
+            "name": self.metric,
+            "score": self.score,
+            "signature": self.signature,
+        }
         if self.system:
             record["system"] = self.system
         record.update(signature_fields(self.signature))
@@ -118,8 +121,10 @@ def _number(value: Any, where: str, what: str, optional: bool = False) -> float 
     if value is None and optional:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise InputError(f"{where}: {what} should be a number, got "
-                         f"{'null' if value is None else type(value).__name__}")
+        raise InputError(
+            f"{where}: {what} should be a number, got "
+            f"{'null' if value is None else type(value).__name__}"
+        )
     try:
         number = float(value)
     except ValueError:
@@ -131,8 +136,11 @@ def _number(value: Any, where: str, what: str, optional: bool = False) -> float 
 
 def _text(value: Any, where: str, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        got = "null" if value is None else (repr(value) if isinstance(value, str)
-                                             else type(value).__name__)
+        got = (
+            "null"
+            if value is None
+            else (repr(value) if isinstance(value, str) else type(value).__name__)
+        )
         raise InputError(f"{where}: {what} should be a non-empty string, got {got}")
     return value
 
@@ -143,8 +151,7 @@ def _from_object(item: dict[str, Any], where: str, system: str = "") -> ScoreRec
     if signature is None:
         signature = ""
     if not isinstance(signature, str):
-        raise InputError(f"{where}: 'signature' should be a string, got "
-                         f"{type(signature).__name__}")
+        raise InputError(f"{where}: 'signature' should be a string, got {type(signature).__name__}")
     mean = item.get("confidence_mean")
     ci = item.get("confidence_var")
     return ScoreRecord(
@@ -154,15 +161,15 @@ def _from_object(item: dict[str, Any], where: str, system: str = "") -> ScoreRec
         system=_text(item["system"], where, "'system'") if "system" in item else system,
         mean=_number(mean, where, "'confidence_mean'", optional=True),
         ci=_number(ci, where, "'confidence_var'", optional=True),
-        where=where)
+        where=where,
+    )
 
 
-def _from_row(row: dict[str, Any], where: str,
-              signatures: dict[str, str]) -> list[ScoreRecord]:
+def _from_row(row: dict[str, Any], where: str, signatures: dict[str, str]) -> list[ScoreRecord]:
     """``{"system": "A", "BLEU": "38.2" | {"score": ..., "p_value": ...}}``."""
     system = _text(row["system"], where, "'system'")
     if system.startswith(_BASELINE_PREFIX):
-        system = system[len(_BASELINE_PREFIX):]
+        system = system[len(_BASELINE_PREFIX) :]
     records = []
     for metric, cell in row.items():
         if metric == "system":
@@ -171,16 +178,28 @@ def _from_row(row: dict[str, Any], where: str,
         if isinstance(cell, dict):
             if "score" not in cell:
                 raise InputError(f"{cell_where}: needs a 'score'")
-            records.append(ScoreRecord(
-                metric=metric, score=_number(cell["score"], cell_where, "'score'"),  # type: ignore[arg-type]
-                signature=signatures.get(metric, ""), system=system,
-                p_value=_number(cell.get("p_value"), cell_where, "'p_value'", optional=True),
-                mean=_number(cell.get("mean"), cell_where, "'mean'", optional=True),
-                ci=_number(cell.get("ci"), cell_where, "'ci'", optional=True),
-                where=cell_where))
+            records.append(
+                ScoreRecord(
+                    metric=metric,
+                    score=_number(cell["score"], cell_where, "'score'"),  # type: ignore[arg-type]
+                    signature=signatures.get(metric, ""),
+                    system=system,
+                    p_value=_number(cell.get("p_value"), cell_where, "'p_value'", optional=True),
+                    mean=_number(cell.get("mean"), cell_where, "'mean'", optional=True),
+                    ci=_number(cell.get("ci"), cell_where, "'ci'", optional=True),
+                    where=cell_where,
+                )
+            )
         else:
-            records.append(ScoreRecord(metric, _number(cell, cell_where, "the score"),  # type: ignore[arg-type]
-                                       signatures.get(metric, ""), system, where=cell_where))
+            records.append(
+                ScoreRecord(
+                    metric,
+                    _number(cell, cell_where, "the score"),  # type: ignore[arg-type]
+                    signatures.get(metric, ""),
+                    system,
+                    where=cell_where,
+                )
+            )
     return records
 
 
@@ -197,11 +216,17 @@ def _from_ranking(data: dict[str, Any], path: str) -> list[ScoreRecord]:
             row_where = f"{where}, system {k}"
             if not isinstance(row, dict) or "system" not in row or "score" not in row:
                 raise InputError(f"{row_where}: needs 'system' and 'score'")
-            records.append(ScoreRecord(
-                metric=metric, score=_number(row["score"], row_where, "'score'"),  # type: ignore[arg-type]
-                signature=signature, system=_text(row["system"], row_where, "'system'"),
-                mean=_number(row.get("mean"), row_where, "'mean'", optional=True),
-                ci=_number(row.get("ci"), row_where, "'ci'", optional=True), where=row_where))
+            records.append(
+                ScoreRecord(
+                    metric=metric,
+                    score=_number(row["score"], row_where, "'score'"),  # type: ignore[arg-type]
+                    signature=signature,
+                    system=_text(row["system"], row_where, "'system'"),
+                    mean=_number(row.get("mean"), row_where, "'mean'", optional=True),
+                    ci=_number(row.get("ci"), row_where, "'ci'", optional=True),
+                    where=row_where,
+                )
+            )
     return records
 
 
@@ -213,8 +238,9 @@ def _from_report(data: dict[str, Any], path: str) -> list[ScoreRecord]:
         if not isinstance(entry, dict) or not isinstance(entry.get("signatures"), list):
             raise InputError(f"{where}: should be {{'test', 'metric', 'signatures': [...]}}")
         if len(entry["signatures"]) == 1:
-            signatures[(entry.get("test", "-"), entry.get("metric", ""))] = \
-                _text(entry["signatures"][0], where, "the signature")
+            signatures[(entry.get("test", "-"), entry.get("metric", ""))] = _text(
+                entry["signatures"][0], where, "the signature"
+            )
     records = []
     for i, system in enumerate(_list(data["systems"], path, "'systems'"), 1):
         where = f"{path}: system {i}"
@@ -231,8 +257,15 @@ def _from_report(data: dict[str, Any], path: str) -> list[ScoreRecord]:
             if not signature and test not in ("-", None):
                 parts = str(test).split("/")
                 signature = "|".join(f"{k}:{v}" for k, v in zip(TESTSET_KEYS, parts))
-            records.append(ScoreRecord(metric, _number(score["score"], score_where, "'score'"),  # type: ignore[arg-type]
-                                       signature, name, where=score_where))
+            records.append(
+                ScoreRecord(
+                    metric,
+                    _number(score["score"], score_where, "'score'"),  # type: ignore[arg-type]
+                    signature,
+                    name,
+                    where=score_where,
+                )
+            )
     return records
 
 
@@ -245,14 +278,18 @@ def _list(value: Any, path: str, what: str) -> list:
 def parse_results(data: Any, path: str) -> list[ScoreRecord]:
     """Validate a parsed JSON result document into score records (see the module doc)."""
     hint = "write one with `bleucli REF -i HYP` (JSON is the default format)"
-    if isinstance(data, dict) and isinstance(data.get("metrics"), dict) \
-            and data.get("correction") is not None:
+    if (
+        isinstance(data, dict)
+        and isinstance(data.get("metrics"), dict)
+        and data.get("correction") is not None
+    ):
         records = _from_ranking(data, path)
     elif isinstance(data, dict) and isinstance(data.get("systems"), list):
         if "samples" in data or isinstance(data.get("signatures"), dict):  # paired tests
             signatures = data.get("signatures") or {}
             if not isinstance(signatures, dict) or not all(
-                    isinstance(v, str) for v in signatures.values()):
+                isinstance(v, str) for v in signatures.values()
+            ):
                 raise InputError(f"{path}: 'signatures' should map metric names to strings")
             records = []
             for i, row in enumerate(data["systems"], 1):
@@ -273,15 +310,19 @@ def parse_results(data: Any, path: str) -> list[ScoreRecord]:
             elif isinstance(item, dict) and "system" in item:
                 records += _from_row(item, where, {})
             else:
-                raise InputError(f"{where}: not a bleucli JSON result (needs 'name' and "
-                                 f"'score', or 'system' and metric columns); {hint}")
+                raise InputError(
+                    f"{where}: not a bleucli JSON result (needs 'name' and "
+                    f"'score', or 'system' and metric columns); {hint}"
+                )
     if not records:
         raise InputError(f"{path}: holds no score ({hint})")
     seen: dict[tuple[str, str, str], ScoreRecord] = {}
     for record in records:
         if record.key in seen:
-            raise InputError(f"{record.where}: {record.label} appears twice in {path} "
-                             f"(first at {seen[record.key].where}); keep one per file")
+            raise InputError(
+                f"{record.where}: {record.label} appears twice in {path} "
+                f"(first at {seen[record.key].where}); keep one per file"
+            )
         seen[record.key] = record
     return records
 

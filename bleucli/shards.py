@@ -44,8 +44,9 @@ class ContentDigest:
             self._references.append(hashlib.sha256())
         for digest, stream in zip(self._references, references):
             for line in stream:
-                digest.update(("" if line is None else line).encode("utf-8", "surrogatepass")
-                              + b"\n")
+                digest.update(
+                    ("" if line is None else line).encode("utf-8", "surrogatepass") + b"\n"
+                )
 
     def hexdigest(self) -> str:
         combined = hashlib.sha256(self._hypotheses.digest())
@@ -54,9 +55,14 @@ class ContentDigest:
         return combined.hexdigest()
 
 
-def stats_document(metrics: dict[str, Metric], specs: dict[str, tuple[type, dict[str, Any]]],
-                   totals: dict[str, list[Number]], n_sentences: int,
-                   extra_fields: dict[str, str | None], content_sha256: str) -> str:
+def stats_document(
+    metrics: dict[str, Metric],
+    specs: dict[str, tuple[type, dict[str, Any]]],
+    totals: dict[str, list[Number]],
+    n_sentences: int,
+    extra_fields: dict[str, str | None],
+    content_sha256: str,
+) -> str:
     """The JSON of one shard."""
     entries = []
     for name in sorted(metrics):
@@ -66,13 +72,26 @@ def stats_document(metrics: dict[str, Metric], specs: dict[str, tuple[type, dict
             if value is not None:
                 signature.update(key, value)
         options = {k: v for k, v in specs[name][1].items() if k != "force"}
-        entries.append({"metric": name, "options": options, "nrefs": metric.num_refs,
-                        "signature": str(signature), "values": list(totals[name]),
-                        "sentences": n_sentences})
-    return json.dumps({"format": FORMAT, "format_version": FORMAT_VERSION,
-                       "bleucli": __version__,
-                       "data": {"sha256": content_sha256, "lines": n_sentences},
-                       "metrics": entries}, indent=1)
+        entries.append(
+            {
+                "metric": name,
+                "options": options,
+                "nrefs": metric.num_refs,
+                "signature": str(signature),
+                "values": list(totals[name]),
+                "sentences": n_sentences,
+            }
+        )
+    return json.dumps(
+        {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "bleucli": __version__,
+            "data": {"sha256": content_sha256, "lines": n_sentences},
+            "metrics": entries,
+        },
+        indent=1,
+    )
 
 
 @dataclass
@@ -99,8 +118,9 @@ class Shard:
 
 def _whole(value: Any, where: str, what: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise InputError(f"{where}: {what} should be a whole number >= {minimum}, got "
-                         f"{value!r}; {_HINT}")
+        raise InputError(
+            f"{where}: {what} should be a whole number >= {minimum}, got {value!r}; {_HINT}"
+        )
     return value
 
 
@@ -111,8 +131,10 @@ def parse_shard(data: Any, path: str) -> Shard:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise InputError(f"{path}: not a bleucli stats file (write one with `bleucli stats`)")
     if data.get("format_version") != FORMAT_VERSION:
-        raise InputError(f"{path}: stats format version {data.get('format_version')!r} is not "
-                         f"{FORMAT_VERSION}; {_HINT}")
+        raise InputError(
+            f"{path}: stats format version {data.get('format_version')!r} is not "
+            f"{FORMAT_VERSION}; {_HINT}"
+        )
     identity = data.get("data")
     if not isinstance(identity, dict) or not isinstance(identity.get("sha256"), str):
         raise InputError(f"{path}: 'data' should hold the shard's 'sha256' and 'lines'; {_HINT}")
@@ -125,21 +147,26 @@ def parse_shard(data: Any, path: str) -> Shard:
         where = f"{path}: metrics item {i}"
         if not isinstance(entry, dict):
             raise InputError(f"{where}: should be an object; {_HINT}")
-        missing = [k for k in ("metric", "options", "nrefs", "signature", "values",
-                               "sentences") if k not in entry]
+        missing = [
+            k
+            for k in ("metric", "options", "nrefs", "signature", "values", "sentences")
+            if k not in entry
+        ]
         if missing:
             raise InputError(f"{where}: missing {', '.join(repr(k) for k in missing)}; {_HINT}")
         name, options = entry["metric"], entry["options"]
         if not isinstance(name, str) or name not in ("bleu", "chrf", "ter"):
             raise InputError(f"{where}: unknown metric {name!r} (bleu, chrf or ter)")
         if not isinstance(options, dict) or not isinstance(entry["signature"], str):
-            raise InputError(f"{where}: 'options' should be an object and 'signature' a "
-                             f"string; {_HINT}")
+            raise InputError(
+                f"{where}: 'options' should be an object and 'signature' a string; {_HINT}"
+            )
         try:
             metric = metric_class(name)(**options)
         except (TypeError, ValueError, ConfigError) as err:
-            raise InputError(f"{where}: options {options} are not valid for {name} "
-                             f"({err})") from None
+            raise InputError(
+                f"{where}: options {options} are not valid for {name} ({err})"
+            ) from None
         nrefs = _whole(entry["nrefs"], where, "'nrefs'", 1)
         metric.num_refs = nrefs
         sentences = _whole(entry["sentences"], where, "'sentences'", 1)
@@ -148,8 +175,18 @@ def parse_shard(data: Any, path: str) -> Shard:
         problem = metric.stats_problem(entry["values"])
         if problem:
             raise InputError(f"{where}: impossible {name} statistics: {problem}")
-        entries.append(ShardEntry(path, name, metric, options, nrefs, entry["signature"],
-                                  list(entry["values"]), sentences))
+        entries.append(
+            ShardEntry(
+                path,
+                name,
+                metric,
+                options,
+                nrefs,
+                entry["signature"],
+                list(entry["values"]),
+                sentences,
+            )
+        )
     return Shard(path, identity["sha256"], lines, entries)
 
 
@@ -167,19 +204,25 @@ def merge(paths: list[str]) -> list[tuple[Metric, Any, str]]:
     for shard in shards[1:]:
         names = [entry.name for entry in shard.entries]
         if names != order:
-            raise InputError(f"{shard.path}: has metrics {', '.join(names)}, the first shard "
-                             f"{', '.join(order)}")
+            raise InputError(
+                f"{shard.path}: has metrics {', '.join(names)}, the first shard {', '.join(order)}"
+            )
         for entry, first in zip(shard.entries, shards[0].entries):
-            if (entry.options, entry.nrefs) != (first.options, first.nrefs) or \
-                    _without_version(entry.signature) != _without_version(first.signature):
-                raise InputError(f"{shard.path}: {entry.name} statistics were computed with "
-                                 f"{entry.signature}, not {first.signature} "
-                                 f"(as in {first.path}); they cannot be merged")
+            if (entry.options, entry.nrefs) != (first.options, first.nrefs) or _without_version(
+                entry.signature
+            ) != _without_version(first.signature):
+                raise InputError(
+                    f"{shard.path}: {entry.name} statistics were computed with "
+                    f"{entry.signature}, not {first.signature} "
+                    f"(as in {first.path}); they cannot be merged"
+                )
     seen: dict[str, str] = {}
     for shard in shards:
         if shard.sha256 in seen:
-            raise InputError(f"{shard.path}: the same data as {seen[shard.sha256]} (same "
-                             f"hypotheses and references); merge each part of the corpus once")
+            raise InputError(
+                f"{shard.path}: the same data as {seen[shard.sha256]} (same "
+                f"hypotheses and references); merge each part of the corpus once"
+            )
         seen[shard.sha256] = shard.path
     merged = {entry.name: entry for entry in shards[0].entries}
     for shard in shards[1:]:
@@ -187,5 +230,11 @@ def merge(paths: list[str]) -> list[tuple[Metric, Any, str]]:
             first = merged[entry.name]
             first.values = [a + b for a, b in zip(first.values, entry.values)]
             first.sentences += entry.sentences
-    return [(merged[key].metric, merged[key].metric.score_from_values(merged[key].values),
-             merged[key].signature) for key in order]
+    return [
+        (
+            merged[key].metric,
+            merged[key].metric.score_from_values(merged[key].values),
+            merged[key].signature,
+        )
+        for key in order
+    ]

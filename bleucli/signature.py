@@ -20,22 +20,50 @@ from bleucli.errors import UsageError
 
 #: Key spellings every metric shares (2.x long/short, 1.x) -> the 2.x long key.
 _COMMON_KEYS = {
-    "nrefs": "nrefs", "#": "nrefs", "numrefs": "nrefs",
-    "case": "case", "c": "case",
-    "version": "version", "v": "version",
-    "test": "test", "t": "test",
-    "lang": "lang", "l": "lang",
-    "origlang": "origlang", "o": "origlang",
-    "subset": "subset", "S": "subset",
-    "bs": "bs", "ar": "ar", "seed": "seed", "rs": "seed",
+    "nrefs": "nrefs",
+    "#": "nrefs",
+    "numrefs": "nrefs",
+    "case": "case",
+    "c": "case",
+    "version": "version",
+    "v": "version",
+    "test": "test",
+    "t": "test",
+    "lang": "lang",
+    "l": "lang",
+    "origlang": "origlang",
+    "o": "origlang",
+    "subset": "subset",
+    "S": "subset",
+    "bs": "bs",
+    "ar": "ar",
+    "seed": "seed",
+    "rs": "seed",
 }
 #: Metric-specific spellings (they reuse letters: ``s`` is smooth for BLEU, space for chrF).
 _METRIC_KEYS = {
     "bleu": {"eff": "eff", "e": "eff", "tok": "tok", "smooth": "smooth", "s": "smooth"},
-    "chrf": {"eff": "eff", "e": "eff", "nc": "nc", "numchars": "nc", "charorder": "nc",
-             "nw": "nw", "numwords": "nw", "wordorder": "nw", "space": "space", "s": "space"},
-    "ter": {"tok": "tok", "norm": "norm", "nr": "norm", "punct": "punct", "pn": "punct",
-            "asian": "asian", "as": "asian"},
+    "chrf": {
+        "eff": "eff",
+        "e": "eff",
+        "nc": "nc",
+        "numchars": "nc",
+        "charorder": "nc",
+        "nw": "nw",
+        "numwords": "nw",
+        "wordorder": "nw",
+        "space": "space",
+        "s": "space",
+    },
+    "ter": {
+        "tok": "tok",
+        "norm": "norm",
+        "nr": "norm",
+        "punct": "punct",
+        "pn": "punct",
+        "asian": "asian",
+        "as": "asian",
+    },
 }
 
 _SMOOTH = re.compile(r"^(none|floor|add-k|exp)(?:\[([0-9.eE+-]+)\]|-([0-9.eE+-]+))?$")
@@ -69,8 +97,9 @@ class ParsedSignature:
 
     def metric_options(self) -> dict[str, Any]:
         """Keyword arguments for the metric class that reproduce this signature."""
-        return {"bleu": self.bleu_options, "chrf": self.chrf_options,
-                "ter": self.ter_options}[self.metric]()
+        return {"bleu": self.bleu_options, "chrf": self.chrf_options, "ter": self.ter_options}[
+            self.metric
+        ]()
 
     def bleu_options(self) -> dict[str, Any]:
         options: dict[str, Any] = {}
@@ -93,8 +122,9 @@ class ParsedSignature:
                     try:
                         options["smooth_value"] = float(number)
                     except ValueError:
-                        raise UsageError(f"signature field smooth:{value}: {number!r} is not "
-                                         f"a number") from None
+                        raise UsageError(
+                            f"signature field smooth:{value}: {number!r} is not a number"
+                        ) from None
         return options
 
     def chrf_options(self) -> dict[str, Any]:
@@ -138,10 +168,16 @@ def _legacy_ter_tokenizer(value: str) -> dict[str, Any]:
     if parts[0] != "tercom":
         raise UsageError(f"signature field tok:{value}: TER only uses the tercom tokenizer")
     options: dict[str, Any] = {}
-    words = {"norm": ("normalized", True), "nonorm": ("normalized", False),
-             "punct": ("no_punct", False), "nopunct": ("no_punct", True),
-             "asian": ("asian_support", True), "noasian": ("asian_support", False),
-             "cased": ("case_sensitive", True), "uncased": ("case_sensitive", False)}
+    words = {
+        "norm": ("normalized", True),
+        "nonorm": ("normalized", False),
+        "punct": ("no_punct", False),
+        "nopunct": ("no_punct", True),
+        "asian": ("asian_support", True),
+        "noasian": ("asian_support", False),
+        "cased": ("case_sensitive", True),
+        "uncased": ("case_sensitive", False),
+    }
     for part in parts[1:]:
         if part not in words:
             raise UsageError(f"signature field tok:{value}: unknown TER setting {part!r}")

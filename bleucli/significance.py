@@ -21,6 +21,7 @@ class Scorer(Protocol):
 
     def score_from_values(self, values: Sequence[float]) -> Any: ...
 
+
 DEFAULT_SEED = "12345"
 
 
@@ -76,11 +77,10 @@ class Resamples:
         n_samples, n = self.indices.shape
         slices = []
         for start in range(0, n_samples, self.per_slice):
-            chunk = self.indices[start:start + self.per_slice]
+            chunk = self.indices[start : start + self.per_slice]
             rows = len(chunk)
             flat = (np.arange(rows)[:, None] * n + chunk).ravel()
-            slices.append(np.bincount(flat, minlength=rows * n).reshape(rows, n)
-                          .astype(np.float64))
+            slices.append(np.bincount(flat, minlength=rows * n).reshape(rows, n).astype(np.float64))
         if n_samples * n <= COUNTS_KEPT:
             self._counts = slices
         return slices
@@ -114,8 +114,12 @@ class Resamples:
         import numpy as np
 
         step = max(1, GATHER_BUDGET // max(1, stats.shape[0] * stats.shape[1]))
-        return np.concatenate([stats[self.indices[start:start + step]].sum(axis=1)
-                               for start in range(0, len(self.indices), step)])
+        return np.concatenate(
+            [
+                stats[self.indices[start : start + step]].sum(axis=1)
+                for start in range(0, len(self.indices), step)
+            ]
+        )
 
 
 def draw_resamples(n: int, n_samples: int, seed: int | None) -> Resamples:
@@ -126,9 +130,12 @@ def draw_resamples(n: int, n_samples: int, seed: int | None) -> Resamples:
     return Resamples(rng.choice(n, size=(n_samples, n), replace=True), seed)
 
 
-def bootstrap_scores(rows: Sequence[Sequence[float]], metric: Scorer,
-                     n_samples: int = 1000, drawn: Resamples | None = None
-                     ) -> tuple[str, list[Any]]:
+def bootstrap_scores(
+    rows: Sequence[Sequence[float]],
+    metric: Scorer,
+    n_samples: int = 1000,
+    drawn: Resamples | None = None,
+) -> tuple[str, list[Any]]:
     """Score ``n_samples`` resamples (with replacement) of the sentences behind ``rows``.
 
     ``drawn`` may supply resamples already drawn with the environment's seed (they are
@@ -138,8 +145,12 @@ def bootstrap_scores(rows: Sequence[Sequence[float]], metric: Scorer,
     if n_samples < 1:
         raise ConfigError(f"the number of bootstrap resamples must be positive, got {n_samples}")
     label, seed = seed_from_environment()
-    if drawn is not None and seed is not None and drawn.seed == seed \
-            and drawn.indices.shape == (n_samples, len(rows)):
+    if (
+        drawn is not None
+        and seed is not None
+        and drawn.seed == seed
+        and drawn.indices.shape == (n_samples, len(rows))
+    ):
         resamples = drawn
     else:
         resamples = draw_resamples(len(rows), n_samples, seed)

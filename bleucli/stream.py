@@ -39,8 +39,10 @@ class LineReader:
             try:
                 line = raw.decode(encoding)
             except UnicodeDecodeError as err:
-                raise InputError(f"{path}: line {self.count}: invalid {encoding} "
-                                 f"({err.reason} at byte {err.start + 1})") from None
+                raise InputError(
+                    f"{path}: line {self.count}: invalid {encoding} "
+                    f"({err.reason} at byte {err.start + 1})"
+                ) from None
             if self.count == 1 and line.startswith("\ufeff"):
                 line = line[1:]
             yield line.rstrip()
@@ -53,8 +55,10 @@ class LineReader:
         try:
             yield from self.handle  # C-level iteration: no Python frame per line
         except (OSError, EOFError, zlib.error) as err:
-            raise InputError(f"{self.path}: line {self.count + 1}: cannot read: corrupt or "
-                             f"truncated compressed data ({err})") from None
+            raise InputError(
+                f"{self.path}: line {self.count + 1}: cannot read: corrupt or "
+                f"truncated compressed data ({err})"
+            ) from None
 
     def rest(self) -> int:
         """Count the remaining lines (for the line-count error message)."""
@@ -66,8 +70,9 @@ class LineReader:
         self.handle.close()
 
 
-def chunks(hyp: LineReader, refs: list[LineReader], num_refs: int,
-           size: int | None = None) -> Iterator[tuple[list[str], list[list[str]]]]:
+def chunks(
+    hyp: LineReader, refs: list[LineReader], num_refs: int, size: int | None = None
+) -> Iterator[tuple[list[str], list[list[str]]]]:
     """Aligned chunks of hypotheses and reference streams; mismatched lengths are an error."""
     size = size or CHUNK_LINES
     streams = len(refs) if num_refs == 1 else num_refs
@@ -86,9 +91,11 @@ def chunks(hyp: LineReader, refs: list[LineReader], num_refs: int,
                 else:
                     fields = ref_line.split("\t", num_refs - 1)
                     if len(fields) != num_refs:
-                        raise InputError(f"{refs[k].path}: line {refs[k].count}: expected "
-                                         f"{num_refs} tab-separated references, found "
-                                         f"{len(fields)}")
+                        raise InputError(
+                            f"{refs[k].path}: line {refs[k].count}: expected "
+                            f"{num_refs} tab-separated references, found "
+                            f"{len(fields)}"
+                        )
                     for stream, field in zip(ref_chunk, fields):
                         stream.append(field)
             if len(hyps) == size:
@@ -106,8 +113,9 @@ def _length_error(hyp: LineReader, ref: LineReader) -> InputError:
     for reader, count in ((hyp, hyp_count), (ref, ref_count)):
         if count == 0:
             return InputError(f"{reader.path}: empty file, nothing to score")
-    return InputError(f"line counts differ: {hyp.path} has {hyp_count} lines, "
-                      f"{ref.path} has {ref_count}")
+    return InputError(
+        f"line counts differ: {hyp.path} has {hyp_count} lines, {ref.path} has {ref_count}"
+    )
 
 
 # -- workers ------------------------------------------------------------------------------------
@@ -124,8 +132,11 @@ def _init_worker(specs: dict[str, tuple[type[Metric], dict[str, Any]]]) -> None:
         _WORKER_METRICS[name] = cls(**kwargs)
 
 
-def _score_chunk(chunk: tuple[list[str], list[list[str]]], keep_rows: bool,
-                 metrics: dict[str, Metric] | None = None) -> dict[str, Any]:
+def _score_chunk(
+    chunk: tuple[list[str], list[list[str]]],
+    keep_rows: bool,
+    metrics: dict[str, Metric] | None = None,
+) -> dict[str, Any]:
     hyps, refs = chunk
     out: dict[str, Any] = {}
     for name, metric in (metrics or _WORKER_METRICS).items():
@@ -137,11 +148,19 @@ def _score_chunk(chunk: tuple[list[str], list[list[str]]], keep_rows: bool,
     return out
 
 
-def score_stream(specs: dict[str, tuple[type[Metric], dict[str, Any]]], hyp_path: str,
-                 ref_paths: list[str], num_refs: int, encoding: str, jobs: int = 1,
-                 keep_rows: bool = False, on_rows=None, on_hypotheses=None, on_progress=None,
-                 metrics: dict[str, Metric] | None = None,
-                 ) -> tuple[dict[str, Metric], dict[str, list[Number]], int]:
+def score_stream(
+    specs: dict[str, tuple[type[Metric], dict[str, Any]]],
+    hyp_path: str,
+    ref_paths: list[str],
+    num_refs: int,
+    encoding: str,
+    jobs: int = 1,
+    keep_rows: bool = False,
+    on_rows=None,
+    on_hypotheses=None,
+    on_progress=None,
+    metrics: dict[str, Metric] | None = None,
+) -> tuple[dict[str, Metric], dict[str, list[Number]], int]:
     """Score ``hyp_path`` against ``ref_paths``; returns metrics, summed stats, line count.
 
     ``on_rows({name: rows})`` (with ``keep_rows``) receives each chunk's per-sentence rows

@@ -66,14 +66,34 @@ def make_environment(folder: Path) -> Path:
     subprocess.run([*pip, "--force-reinstall", "--no-deps", str(ROOT)], check=True)
     for peer in PEERS:
         if subprocess.run([*pip, peer], capture_output=True).returncode != 0:
-            print(f"bench: {peer} could not be installed; its rows are left out",
-                  file=sys.stderr)
+            print(f"bench: {peer} could not be installed; its rows are left out", file=sys.stderr)
     return python
+
 
 # -- corpora ---------------------------------------------------------------------------------
 
-_SYLLABLES = ["ka", "to", "ri", "mu", "sen", "la", "dor", "vi", "ne", "po", "tra", "gel",
-              "os", "an", "er", "in", "ul", "be", "sha", "qu"]
+_SYLLABLES = [
+    "ka",
+    "to",
+    "ri",
+    "mu",
+    "sen",
+    "la",
+    "dor",
+    "vi",
+    "ne",
+    "po",
+    "tra",
+    "gel",
+    "os",
+    "an",
+    "er",
+    "in",
+    "ul",
+    "be",
+    "sha",
+    "qu",
+]
 
 
 def _vocabulary(rng: random.Random, size: int) -> list[str]:
@@ -84,7 +104,9 @@ def _vocabulary(rng: random.Random, size: int) -> list[str]:
     return sorted(words)
 
 
-def make_corpus(lines: int, systems: int = 3, seed: int = SEED) -> tuple[list[str], list[list[str]]]:
+def make_corpus(
+    lines: int, systems: int = 3, seed: int = SEED
+) -> tuple[list[str], list[list[str]]]:
     """References from a Zipf word model; each system perturbs them differently."""
     rng = random.Random(seed)
     vocab = _vocabulary(rng, 20000)
@@ -155,6 +177,7 @@ def real_lines() -> tuple[list[str], list[list[str]]]:
 def write_real_corpus(folder: Path, lines: int) -> dict[str, Path]:
     """``lines`` lines of real data; copy k of the data gets " k" appended to every line."""
     refs, systems = real_lines()
+
     def take(stream: list[str]) -> list[str]:
         out: list[str] = []
         copy = 0
@@ -220,13 +243,26 @@ print(json.dumps({"seconds": elapsed, "cpu": cpu, "score": score, "rss_kb": rss}
 """
 
 
-def run_api(tool: str, metric: str, paths: dict[str, Path], limit: int,
-            pure: bool = False) -> dict:
+def run_api(tool: str, metric: str, paths: dict[str, Path], limit: int, pure: bool = False) -> dict:
     """One API measurement in a fresh process; ``pure`` forces bleucli's pure-Python engine."""
     env = {**os.environ, "BLEUCLI_PUREPYTHON": "1"} if pure else None
-    out = subprocess.run([PYTHON, "-c", _API_SNIPPET, tool, metric, str(paths["ref"]),
-                          str(paths["sys0"]), str(limit)], capture_output=True, text=True,
-                         check=True, cwd=WORKDIR, env=env)
+    out = subprocess.run(
+        [
+            PYTHON,
+            "-c",
+            _API_SNIPPET,
+            tool,
+            metric,
+            str(paths["ref"]),
+            str(paths["sys0"]),
+            str(limit),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=WORKDIR,
+        env=env,
+    )
     return json.loads(out.stdout)
 
 
@@ -259,8 +295,9 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
 
 def peak_rss(tool: str, args: list[str]) -> int:
     """Peak resident memory (KiB) of one CLI run, measured inside that process."""
-    proc = subprocess.run([PYTHON, "-c", _RSS_SNIPPET, tool, *args],
-                          capture_output=True, text=True, cwd=WORKDIR)
+    proc = subprocess.run(
+        [PYTHON, "-c", _RSS_SNIPPET, tool, *args], capture_output=True, text=True, cwd=WORKDIR
+    )
     return int(proc.stderr.strip().splitlines()[-1])
 
 
@@ -274,8 +311,12 @@ def import_ms(tool: str, args: list[str]) -> float:
     needs for either tool). Median of five runs."""
     totals = []
     for _ in range(5):
-        proc = subprocess.run([PYTHON, "-X", "importtime", "-m", tool, *args],
-                              capture_output=True, text=True, cwd=WORKDIR)
+        proc = subprocess.run(
+            [PYTHON, "-X", "importtime", "-m", tool, *args],
+            capture_output=True,
+            text=True,
+            cwd=WORKDIR,
+        )
         total, after_site = 0, False
         for line in proc.stderr.splitlines():
             if not line.startswith("import time:") or "|" not in line:
@@ -308,9 +349,13 @@ def paired_runs(repeats: int, theirs, ours) -> dict:
             outputs[side] = got[side][2]
         wall_ratios.append(got[0][0] / got[1][0])
         cpu_ratios.append(got[0][1] / max(got[1][1], 1e-9))
-    return {"theirs": statistics.median(walls[0]), "ours": statistics.median(walls[1]),
-            "wall_ratio": statistics.median(wall_ratios),
-            "cpu_ratio": statistics.median(cpu_ratios), "outputs": outputs}
+    return {
+        "theirs": statistics.median(walls[0]),
+        "ours": statistics.median(walls[1]),
+        "wall_ratio": statistics.median(wall_ratios),
+        "cpu_ratio": statistics.median(cpu_ratios),
+        "outputs": outputs,
+    }
 
 
 class Table:
@@ -321,11 +366,20 @@ class Table:
         self.api_rss: dict[str, int] = {}
 
     def add(self, task: str, size: str, result: dict) -> None:
-        row = (task, size, result["theirs"], result["ours"], result["wall_ratio"],
-               result["cpu_ratio"])
+        row = (
+            task,
+            size,
+            result["theirs"],
+            result["ours"],
+            result["wall_ratio"],
+            result["cpu_ratio"],
+        )
         self.rows.append(row)
-        print(f"  {task:<38} {size:>7}  reference {row[2]:8.3f}s  tool {row[3]:8.3f}s  "
-              f"wall x{row[4]:5.2f}  cpu x{row[5]:5.2f}", file=sys.stderr)
+        print(
+            f"  {task:<38} {size:>7}  reference {row[2]:8.3f}s  tool {row[3]:8.3f}s  "
+            f"wall x{row[4]:5.2f}  cpu x{row[5]:5.2f}",
+            file=sys.stderr,
+        )
 
     def agree(self, what: str, a: object, b: object, tolerance: float = 1e-9) -> None:
         same = abs(a - b) <= tolerance if isinstance(a, float) else a == b  # type: ignore
@@ -333,27 +387,40 @@ class Table:
             self.failures.append(f"{what}: sacrebleu {a!r} != bleucli {b!r}")
 
     def markdown(self) -> str:
-        lines = ["| task | lines | SacreBLEU wall (s) | bleucli wall (s) | ratio, wall | "
-                 "ratio, CPU | bleucli s / 1k lines |",
-                 "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        lines = [
+            "| task | lines | SacreBLEU wall (s) | bleucli wall (s) | ratio, wall | "
+            "ratio, CPU | bleucli s / 1k lines |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
         for task, size, theirs, ours, wall, cpu in self.rows:
             per_k = f"{ours / (int(size) / 1000):.4f}" if size.isdigit() else "-"
-            lines.append(f"| {task} | {size} | {theirs:.3f} | {ours:.3f} | "
-                         f"{wall:.2f}x | {cpu:.2f}x | {per_k} |")
+            lines.append(
+                f"| {task} | {size} | {theirs:.3f} | {ours:.3f} | "
+                f"{wall:.2f}x | {cpu:.2f}x | {per_k} |"
+            )
         return "\n".join(lines)
 
 
-def compare_cli(table: Table, task: str, size: str, args: list[str], repeats: int,
-                check: bool = True, comparable=lambda out: out) -> None:
+def compare_cli(
+    table: Table,
+    task: str,
+    size: str,
+    args: list[str],
+    repeats: int,
+    check: bool = True,
+    comparable=lambda out: out,
+) -> None:
     """Time the same command line with both tools; their outputs (the ``comparable`` part)
     must agree."""
+
     def timed(tool: str):
         return lambda: run_command(tool_command(tool) + args)
 
     result = paired_runs(repeats, timed("sacrebleu"), timed("bleucli"))
     if check:
-        table.agree(f"{task} {size}", comparable(result["outputs"][0]),
-                    comparable(result["outputs"][1]))
+        table.agree(
+            f"{task} {size}", comparable(result["outputs"][0]), comparable(result["outputs"][1])
+        )
     table.add(task, size, result)
 
 
@@ -362,27 +429,38 @@ def table_lines(output: str) -> list[str]:
     return [line for line in output.splitlines() if line and line[0] in "╒╞├╘│"]
 
 
-def bench(corpora: dict[int, dict[str, Path]], repeats: int, ter_limit: int,
-          folder: Path) -> Table:
+def bench(corpora: dict[int, dict[str, Path]], repeats: int, ter_limit: int, folder: Path) -> Table:
     table = Table()
     sizes = sorted(corpora)
     compare_cli(table, "start-up (`--help`)", "-", ["--help"], repeats, check=False)
     compare_cli(table, "start-up (`--version`)", "-", ["--version"], repeats, check=False)
-    names = {"bleu": "BLEU corpus score (API)", "chrf": "chrF corpus score (API)",
-             "chrf++": "chrF++ corpus score (API)", "ter": "TER corpus score (API)",
-             "sentence-bleu": "sentence BLEU, one call per line (API)"}
+    names = {
+        "bleu": "BLEU corpus score (API)",
+        "chrf": "chrF corpus score (API)",
+        "chrf++": "chrF++ corpus score (API)",
+        "ter": "TER corpus score (API)",
+        "sentence-bleu": "sentence BLEU, one call per line (API)",
+    }
     for n, paths in corpora.items():
         for metric in names:
             limit = min(n, ter_limit) if metric == "ter" else n
             if metric == "ter" and limit < n and n != min(sizes):
                 continue  # TER only on the sizes it was asked for
-            def api(tool: str, metric: str = metric, limit: int = limit, paths=paths,
-                    pure: bool = False, largest: bool = n == max(sizes)):
+
+            def api(
+                tool: str,
+                metric: str = metric,
+                limit: int = limit,
+                paths=paths,
+                pure: bool = False,
+                largest: bool = n == max(sizes),
+            ):
                 def measure():
                     r = run_api(tool, metric, paths, limit, pure)
                     if largest and metric == "bleu":
                         table.api_rss[tool + (" (pure)" if pure else "")] = r["rss_kb"]
                     return r["seconds"], r["cpu"], r["score"]
+
                 return measure
 
             result = paired_runs(repeats, api("sacrebleu"), api("bleucli"))
@@ -397,46 +475,89 @@ def bench(corpora: dict[int, dict[str, Path]], repeats: int, ter_limit: int,
                 table.agree(f"bleuscore BLEU {limit}", *peer["outputs"], tolerance=1e-6)
                 table.add("BLEU corpus score (API), bleuscore as the tool", str(limit), peer)
         files = [str(paths["ref"]), "-i", str(paths["sys0"])]
-        compare_cli(table, "CLI end-to-end, one system, BLEU", str(n),
-                    files + ["-b", "-w", "6"], repeats)
-        compare_cli(table, "CLI `--sentence-level` BLEU", str(n),
-                    files + ["-sl", "-b", "-w", "4"], repeats)
+        compare_cli(
+            table, "CLI end-to-end, one system, BLEU", str(n), files + ["-b", "-w", "6"], repeats
+        )
+        compare_cli(
+            table, "CLI `--sentence-level` BLEU", str(n), files + ["-sl", "-b", "-w", "4"], repeats
+        )
     # The paired test includes TER, so it runs on at most --ter-lines lines, once.
     n = min(sizes[0], ter_limit)
     paths = corpora[n] if n in corpora else truncated(corpora[sizes[0]], n, folder)
-    paired = [str(paths["ref"]), "-i", str(paths["sys0"]), str(paths["sys1"]),
-              str(paths["sys2"]), "-m", "bleu", "chrf", "ter", "--paired-bs", "-f", "text"]
+    paired = [
+        str(paths["ref"]),
+        "-i",
+        str(paths["sys0"]),
+        str(paths["sys1"]),
+        str(paths["sys2"]),
+        "-m",
+        "bleu",
+        "chrf",
+        "ter",
+        "--paired-bs",
+        "-f",
+        "text",
+    ]
     # text: SacreBLEU 2.6 cannot write float32 chrF/TER means as JSON
     two_metrics = [arg for arg in paired if arg != "ter"]
-    compare_cli(table, "CLI `--paired-bs`, 3 systems x BLEU+chrF", str(n), two_metrics,
-                repeats, comparable=table_lines)
-    compare_cli(table, "CLI `--paired-bs`, 3 systems x 3 metrics", str(n), paired,
-                repeats, comparable=table_lines)
-    compare_cli(table, "CLI `--paired-bs`, 3 x 3, `-j 2` (both)", str(n),
-                paired + ["-j", "2"], repeats, comparable=table_lines)
+    compare_cli(
+        table,
+        "CLI `--paired-bs`, 3 systems x BLEU+chrF",
+        str(n),
+        two_metrics,
+        repeats,
+        comparable=table_lines,
+    )
+    compare_cli(
+        table,
+        "CLI `--paired-bs`, 3 systems x 3 metrics",
+        str(n),
+        paired,
+        repeats,
+        comparable=table_lines,
+    )
+    compare_cli(
+        table,
+        "CLI `--paired-bs`, 3 x 3, `-j 2` (both)",
+        str(n),
+        paired + ["-j", "2"],
+        repeats,
+        comparable=table_lines,
+    )
     smallest = corpora[min(sizes)]
     plain = [str(smallest["ref"]), "-i", str(smallest["sys0"]), "-b"]
     table.imports = {  # type: ignore[attr-defined]
         command: (import_ms("sacrebleu", args), import_ms("bleucli", args))
-        for command, args in (("`--version`", ["--version"]),
-                              (f"`REF -i HYP -b`, {min(sizes)} lines", plain))}
+        for command, args in (
+            ("`--version`", ["--version"]),
+            (f"`REF -i HYP -b`, {min(sizes)} lines", plain),
+        )
+    }
     largest = corpora[max(sizes)]
     cli = [str(largest["ref"]), "-i", str(largest["sys0"]), "-b"]
-    table.memory = (max(sizes), peak_rss("sacrebleu", cli),  # type: ignore[attr-defined]
-                    peak_rss("bleucli", cli))
+    table.memory = (
+        max(sizes),
+        peak_rss("sacrebleu", cli),  # type: ignore[attr-defined]
+        peak_rss("bleucli", cli),
+    )
     return table
 
 
 def native_built() -> bool:
     """Whether bleucli's compiled core is built (then the pure-Python engine is timed too)."""
-    proc = subprocess.run([PYTHON, "-c", "import bleucli._native"], cwd=WORKDIR,
-                          capture_output=True)
+    proc = subprocess.run(
+        [PYTHON, "-c", "import bleucli._native"], cwd=WORKDIR, capture_output=True
+    )
     return proc.returncode == 0
 
 
 def has_bleuscore() -> bool:
-    return subprocess.run([PYTHON, "-c", "import bleuscore"], cwd=WORKDIR,
-                          capture_output=True).returncode == 0
+    return (
+        subprocess.run(
+            [PYTHON, "-c", "import bleuscore"], cwd=WORKDIR, capture_output=True
+        ).returncode
+        == 0
+    )
 
 
 def machine() -> str:
@@ -448,47 +569,69 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    versions = [run_command(tool_command(tool) + ["--version"])[2].strip().split(" ", 1)[-1]
-                for tool in ("sacrebleu", "bleucli")]  # the code that is timed
-    return (f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
-            f"Python {platform.python_version()}, SacreBLEU {versions[0]}, "
-            f"bleucli {versions[1]}")
+    versions = [
+        run_command(tool_command(tool) + ["--version"])[2].strip().split(" ", 1)[-1]
+        for tool in ("sacrebleu", "bleucli")
+    ]  # the code that is timed
+    return (
+        f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
+        f"Python {platform.python_version()}, SacreBLEU {versions[0]}, "
+        f"bleucli {versions[1]}"
+    )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="2000,49000,200000",
-                        help="corpus sizes in lines (comma-separated)")
+    parser.add_argument(
+        "--sizes", default="2000,49000,200000", help="corpus sizes in lines (comma-separated)"
+    )
     parser.add_argument("--repeats", type=int, default=3, help="runs per measurement")
-    parser.add_argument("--ter-lines", type=int, default=2000,
-                        help="TER is slow in SacreBLEU: score at most this many lines")
+    parser.add_argument(
+        "--ter-lines",
+        type=int,
+        default=2000,
+        help="TER is slow in SacreBLEU: score at most this many lines",
+    )
     parser.add_argument("--quick", action="store_true", help="500 lines, one run")
-    parser.add_argument("--files", nargs=4, metavar=("REF", "SYS0", "SYS1", "SYS2"),
-                        help="time these files (one reference, three systems) instead of "
-                             "generated corpora")
+    parser.add_argument(
+        "--files",
+        nargs=4,
+        metavar=("REF", "SYS0", "SYS1", "SYS2"),
+        help="time these files (one reference, three systems) instead of generated corpora",
+    )
     parser.add_argument("--write", metavar="FILE", help="also write the report to FILE")
-    parser.add_argument("--generated", action="store_true",
-                        help="use the generated corpus even where the real data exists")
-    parser.add_argument("--venv", metavar="DIR",
-                        help="virtual environment to install both tools into and keep "
-                             "(default: a temporary one)")
-    parser.add_argument("--python", metavar="PATH",
-                        help="run the tools already installed for this interpreter instead "
-                             "(agreement checks; timings are quoted from --venv runs)")
+    parser.add_argument(
+        "--generated",
+        action="store_true",
+        help="use the generated corpus even where the real data exists",
+    )
+    parser.add_argument(
+        "--venv",
+        metavar="DIR",
+        help="virtual environment to install both tools into and keep (default: a temporary one)",
+    )
+    parser.add_argument(
+        "--python",
+        metavar="PATH",
+        help="run the tools already installed for this interpreter instead "
+        "(agreement checks; timings are quoted from --venv runs)",
+    )
     args = parser.parse_args()
     sizes = [500] if args.quick else [int(s) for s in args.sizes.split(",")]
     repeats = 1 if args.quick else args.repeats
     global PYTHON, WORKDIR
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        PYTHON = Path(args.python) if args.python else \
-            make_environment(Path(args.venv) if args.venv else folder / "venv")
+        PYTHON = (
+            Path(args.python)
+            if args.python
+            else make_environment(Path(args.venv) if args.venv else folder / "venv")
+        )
         WORKDIR = folder
         described = machine()
         real = REAL_DATA.is_dir() and not (args.generated or args.quick)
         writer = write_real_corpus if real else write_corpus
-        corpora = given_corpus(args.files) if args.files else \
-            {n: writer(folder, n) for n in sizes}
+        corpora = given_corpus(args.files) if args.files else {n: writer(folder, n) for n in sizes}
         table = bench(corpora, repeats, args.ter_lines, folder)
     n, rss_a, rss_b = table.memory  # type: ignore[attr-defined]
     report = [
@@ -504,24 +647,40 @@ def main() -> int:
     ]
     if "sacrebleu" in table.api_rss:
         theirs = table.api_rss["sacrebleu"]
-        report.append(f"Peak RSS, API BLEU on {n} lines (input lists included): SacreBLEU "
-                      f"{theirs / 1024:.0f} MiB, " + ", ".join(
-                          f"{tool} {kb / 1024:.0f} MiB ({kb / theirs:.2f}x)"
-                          for tool, kb in table.api_rss.items() if tool != "sacrebleu") + ".")
+        report.append(
+            f"Peak RSS, API BLEU on {n} lines (input lists included): SacreBLEU "
+            f"{theirs / 1024:.0f} MiB, "
+            + ", ".join(
+                f"{tool} {kb / 1024:.0f} MiB ({kb / theirs:.2f}x)"
+                for tool, kb in table.api_rss.items()
+                if tool != "sacrebleu"
+            )
+            + "."
+        )
     imports = getattr(table, "imports", {})
     if imports:
-        report += ["", "Import time (`python -X importtime`, ms of the modules a command loads "
-                   "after the interpreter's start-up; median of 5 runs):", "",
-                   "| command | SacreBLEU (ms) | bleucli (ms) |", "| --- | ---: | ---: |"]
-        report += [f"| {command} | {theirs:.1f} | {ours:.1f} |"
-                   for command, (theirs, ours) in imports.items()]
+        report += [
+            "",
+            "Import time (`python -X importtime`, ms of the modules a command loads "
+            "after the interpreter's start-up; median of 5 runs):",
+            "",
+            "| command | SacreBLEU (ms) | bleucli (ms) |",
+            "| --- | ---: | ---: |",
+        ]
+        report += [
+            f"| {command} | {theirs:.1f} | {ours:.1f} |"
+            for command, (theirs, ours) in imports.items()
+        ]
     if table.failures:
         report += ["", "**Score disagreements:**", *[f"- {f}" for f in table.failures]]
     text = "\n".join(report)
     print(text)
     if args.write:
-        Path(args.write).write_text("# Benchmarks\n\nGenerated by `python scripts/bench.py "
-                                    f"--write {args.write}`.\n\n{text}\n", encoding="utf-8")
+        Path(args.write).write_text(
+            "# Benchmarks\n\nGenerated by `python scripts/bench.py "
+            f"--write {args.write}`.\n\n{text}\n",
+            encoding="utf-8",
+        )
     return 1 if table.failures else 0
 
 

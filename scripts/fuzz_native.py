@@ -44,8 +44,9 @@ def one_input(data: bytes) -> None:
         got = _native.chrf_stats([hyp], [refs], char_order, word_order, whitespace)
         assert got == [expected], (hyp, refs, char_order, word_order, whitespace)
     vocabulary = fdp.ConsumeIntInRange(1, 8)
-    ref_ids = [fdp.ConsumeIntInRange(0, vocabulary - 1)
-               for _ in range(fdp.ConsumeIntInRange(1, 140))]
+    ref_ids = [
+        fdp.ConsumeIntInRange(0, vocabulary - 1) for _ in range(fdp.ConsumeIntInRange(1, 140))
+    ]
     hyp_ids = [fdp.ConsumeIntInRange(0, vocabulary) for _ in range(fdp.ConsumeIntInRange(0, 140))]
     expected_edits = translation_edit_rate([str(i) for i in hyp_ids], [str(i) for i in ref_ids])
     assert _native.ter_edits(hyp_ids, ref_ids) == expected_edits[0], (hyp_ids, ref_ids)

@@ -83,7 +83,7 @@ def describe(name: str) -> str:
 def local_name(dataset_name: str, path: str) -> str:
     """SacreBLEU stores non-archive downloads as ``<name>.<basename>``; bleucli uses the basename."""
     prefix = dataset_name.replace("/", "_") + "."
-    return path[len(prefix):] if path.startswith(prefix) else path
+    return path[len(prefix) :] if path.startswith(prefix) else path
 
 
 def tsv_column(meta: str, is_source: bool) -> tuple[str, int]:
@@ -106,17 +106,28 @@ def convert(name: str, ds) -> dict:
         if fmt == "xml":
             path = spec["path"] if isinstance(spec, dict) else spec[0]
             refs = spec.get("refs", default_refs) if isinstance(spec, dict) else default_refs
-            item = {"format": "xml", "source": path, "references": [path],
-                    "translators": list(refs or [])}
+            item = {
+                "format": "xml",
+                "source": path,
+                "references": [path],
+                "translators": list(refs or []),
+            }
         elif fmt == "tsv":
             src, src_col = tsv_column(spec[0], True)
             refs = [tsv_column(m, False) for m in spec[1:]]
-            item = {"format": "tsv", "source": src, "source_column": src_col,
-                    "references": [r for r, _ in refs],
-                    "reference_columns": [c for _, c in refs]}
+            item = {
+                "format": "tsv",
+                "source": src,
+                "source_column": src_col,
+                "references": [r for r, _ in refs],
+                "reference_columns": [c for _, c in refs],
+            }
         else:
-            item = {"format": fmt, "source": local_name(name, spec[0]),
-                    "references": [local_name(name, p) for p in spec[1:]]}
+            item = {
+                "format": fmt,
+                "source": local_name(name, spec[0]),
+                "references": [local_name(name, p) for p in spec[1:]],
+            }
             if fmt in ("sgm", "iwslt") and name.startswith("wmt08"):
                 item["metadata"] = False
         entry["langpairs"][pair] = item
@@ -132,8 +143,7 @@ def main() -> None:
         families[family][name] = convert(name, ds)
     for family, entries in families.items():
         path = OUT / f"{family}.json"
-        path.write_text(json.dumps(entries, indent=1, ensure_ascii=False) + "\n",
-                        encoding="utf-8")
+        path.write_text(json.dumps(entries, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"{path}: {len(entries)} test sets")
 
 

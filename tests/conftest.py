@@ -18,12 +18,16 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 settings.register_profile(
-    "default", deadline=None, max_examples=150,
+    "default",
+    deadline=None,
+    max_examples=150,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 #: Few examples under valgrind (scripts/memcheck.sh): it runs some 50 times slower.
 settings.register_profile(
-    "memcheck", deadline=None, max_examples=25,
+    "memcheck",
+    deadline=None,
+    max_examples=25,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
@@ -35,17 +39,98 @@ EXAMPLES = ROOT / "examples"
 # separators, escaped entities, CJK (incl. the ranges SacreBLEU's zh tokeniser mis-reads),
 # curly quotes and dashes, combining marks, odd whitespace and case-changing letters.
 _PIECES = [
-    "the", "cat", "The", "CAT", "a", "b", "mat", "on", "is", "Hund", "straße", "İstanbul",
-    ".", ",", "!", "?", "'", '"', "-", "--", "(", ")", "[", "]", "{", "}", "<", ">", "/", "\\",
-    "@", "#", "$", "%", "^", "&", "*", "+", "=", "~", "`", "|", "_", ":", ";",
-    "1", "2.5", "3,000", "1999.", "4-5", "12-", "0", "&quot;", "&amp;", "&lt;", "&gt;",
-    "&apos;", "<skipped>", "中", "文", "字", "。", "，", "「", "」", "、", "한국어", "日本語",
-    "\u201cquoted\u201d", "\u2019", "\u2013", "\u2014", "\u2026", "\U00020001", "\u2f81",
-    "ｱ", "Ａ", "e\u0301", "\u00a0", "\u3000", "\t", "  ", "-\n", "\n", "€", "5€", "½",
+    "the",
+    "cat",
+    "The",
+    "CAT",
+    "a",
+    "b",
+    "mat",
+    "on",
+    "is",
+    "Hund",
+    "straße",
+    "İstanbul",
+    ".",
+    ",",
+    "!",
+    "?",
+    "'",
+    '"',
+    "-",
+    "--",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    "<",
+    ">",
+    "/",
+    "\\",
+    "@",
+    "#",
+    "$",
+    "%",
+    "^",
+    "&",
+    "*",
+    "+",
+    "=",
+    "~",
+    "`",
+    "|",
+    "_",
+    ":",
+    ";",
+    "1",
+    "2.5",
+    "3,000",
+    "1999.",
+    "4-5",
+    "12-",
+    "0",
+    "&quot;",
+    "&amp;",
+    "&lt;",
+    "&gt;",
+    "&apos;",
+    "<skipped>",
+    "中",
+    "文",
+    "字",
+    "。",
+    "，",
+    "「",
+    "」",
+    "、",
+    "한국어",
+    "日本語",
+    "\u201cquoted\u201d",
+    "\u2019",
+    "\u2013",
+    "\u2014",
+    "\u2026",
+    "\U00020001",
+    "\u2f81",
+    "ｱ",
+    "Ａ",
+    "e\u0301",
+    "\u00a0",
+    "\u3000",
+    "\t",
+    "  ",
+    "-\n",
+    "\n",
+    "€",
+    "5€",
+    "½",
 ]
 words = st.sampled_from(_PIECES) | st.text(min_size=1, max_size=6)
 sentences = st.lists(words, max_size=25).map(lambda ws: " ".join(ws)) | st.sampled_from(
-    ["", " ", "the cat is on the mat", "the the the the the the the"])
+    ["", " ", "the cat is on the mat", "the the the the the the the"]
+)
 
 
 @st.composite
@@ -80,12 +165,20 @@ def run_cli(args: list[str], input: str | bytes | None = None) -> CliResult:
         return CliResult(code, out.getvalue().decode(), err.getvalue().decode())
 
 
-def run_subprocess(args: list[str], input: bytes | None = None, cwd: Path | None = None,
-                   env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def run_subprocess(
+    args: list[str],
+    input: bytes | None = None,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess:
     """Run the real ``python -m bleucli`` with piped streams."""
     return subprocess.run(
-        [sys.executable, "-m", "bleucli", *args], input=input, capture_output=True,
-        cwd=cwd, env={**os.environ, **(env or {})}, timeout=120,
+        [sys.executable, "-m", "bleucli", *args],
+        input=input,
+        capture_output=True,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        timeout=120,
     )
 
 
@@ -120,10 +213,21 @@ def private_environment(tmp_path_factory: pytest.TempPathFactory):
     the whole session gets a temporary cache, and subprocesses inherit it."""
     patcher = pytest.MonkeyPatch()
     patcher.setenv("BLEUCLI_CACHE", str(tmp_path_factory.mktemp("session-cache")))
-    for name in ("BLEUCLI_OFFLINE", "BLEUCLI_MIRROR", "BLEUCLI_TESTSETS", "BLEUCLI_FORMAT",
-                 "BLEUCLI_SEED", "BLEUCLI_DEBUG", "BLEUCLI_MAX_EXTRACTED_BYTES",
-                 "BLEUCLI_DOWNLOAD_DEADLINE", "BLEUCLI_MIN_RATE", "GITHUB_ACTIONS",
-                 "SACREBLEU_FORMAT", "SACREBLEU_SEED", "SACREBLEU"):
+    for name in (
+        "BLEUCLI_OFFLINE",
+        "BLEUCLI_MIRROR",
+        "BLEUCLI_TESTSETS",
+        "BLEUCLI_FORMAT",
+        "BLEUCLI_SEED",
+        "BLEUCLI_DEBUG",
+        "BLEUCLI_MAX_EXTRACTED_BYTES",
+        "BLEUCLI_DOWNLOAD_DEADLINE",
+        "BLEUCLI_MIN_RATE",
+        "GITHUB_ACTIONS",
+        "SACREBLEU_FORMAT",
+        "SACREBLEU_SEED",
+        "SACREBLEU",
+    ):
         patcher.delenv(name, raising=False)
     yield
     patcher.undo()
@@ -138,6 +242,7 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 # -- a real HTTP server on 127.0.0.1 for download tests ----------------------------------------
+
 
 @dataclass
 class Route:
@@ -194,7 +299,7 @@ def http_server():
                     return
                 if route.drip:
                     for k in range(len(route.body)):
-                        self.wfile.write(route.body[k:k + 1])
+                        self.wfile.write(route.body[k : k + 1])
                         self.wfile.flush()
                         time.sleep(route.drip)
                     return
@@ -202,7 +307,7 @@ def http_server():
                 return
             if route.drop_after is not None and route.drops_left > 0:
                 route.drops_left -= 1
-                self.wfile.write(route.body[:route.drop_after])
+                self.wfile.write(route.body[: route.drop_after])
                 self.wfile.flush()
                 self.close_connection = True
                 return
@@ -218,5 +323,3 @@ def http_server():
     yield state
     server.shutdown()
     server.server_close()
-
-

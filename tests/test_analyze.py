@@ -35,13 +35,31 @@ def analysis(tmp_path_factory):
     third = [NASTY if i == 3 else line for i, line in enumerate(HYP2)]
     path = folder / "third.de"
     path.write_text("\n".join(third) + "\n", encoding="utf-8")
-    args = [REF, str(EXAMPLES / "ref2.de"), "-i", f"base:{EXAMPLES / 'hyp.de'}",
-            f"swapped:{EXAMPLES / 'hyp2.de'}", f"markup:{path}", "-s", str(EXAMPLES / "src.en"),
-            "--docids", str(EXAMPLES / "docids.txt"), "--top", "3", "-m", "bleu", "chrf"]
+    args = [
+        REF,
+        str(EXAMPLES / "ref2.de"),
+        "-i",
+        f"base:{EXAMPLES / 'hyp.de'}",
+        f"swapped:{EXAMPLES / 'hyp2.de'}",
+        f"markup:{path}",
+        "-s",
+        str(EXAMPLES / "src.en"),
+        "--docids",
+        str(EXAMPLES / "docids.txt"),
+        "--top",
+        "3",
+        "-m",
+        "bleu",
+        "chrf",
+    ]
     result = run_cli(["analyze", *args, "-f", "json"])
     assert result.exit_code == 0, result.stderr
-    return {"json": json.loads(result.stdout), "args": args, "folder": folder,
-            "systems": {"base": HYP, "swapped": HYP2, "markup": third}}
+    return {
+        "json": json.loads(result.stdout),
+        "args": args,
+        "folder": folder,
+        "systems": {"base": HYP, "swapped": HYP2, "markup": third},
+    }
 
 
 def table(document, key):
@@ -65,8 +83,10 @@ def test_overview_and_buckets_equal_corpus_scores_of_their_lines(analysis) -> No
         assert row[2] == pytest.approx(bleu.score, abs=1e-9)
         assert row[3] == pytest.approx(bleucli.CHRF().corpus_score(hyps, [REFS, REFS2]).score)
         assert row[4] == pytest.approx(bleu.sys_len / bleu.ref_len)
-    for key, lengths in (("ref-length", [len(words(r)) for r in REFS]),
-                         ("src-length", [len(s.split()) for s in SRC])):
+    for key, lengths in (
+        ("ref-length", [len(words(r)) for r in REFS]),
+        ("src-length", [len(s.split()) for s in SRC]),
+    ):
         buckets: dict[str, list[int]] = {}
         for i, n in enumerate(lengths):
             buckets.setdefault(length_bucket(n), []).append(i)
@@ -130,11 +150,11 @@ def test_ngram_differences(analysis) -> None:
     def matches(name: str, n: int) -> Counter:
         total: Counter = Counter()
         for hyp, r1, r2 in zip(systems[name], REFS, REFS2):
-            grams = Counter(tuple(words(hyp)[i:i + n]) for i in range(len(words(hyp)) - n + 1))
+            grams = Counter(tuple(words(hyp)[i : i + n]) for i in range(len(words(hyp)) - n + 1))
             best: Counter = Counter()
             for ref in (r1, r2):
                 t = words(ref)
-                for gram, c in Counter(tuple(t[i:i + n]) for i in range(len(t) - n + 1)).items():
+                for gram, c in Counter(tuple(t[i : i + n]) for i in range(len(t) - n + 1)).items():
                     best[gram] = max(best[gram], c)
             for gram, c in grams.items():
                 total[" ".join(gram)] += min(c, best[gram])
@@ -145,12 +165,15 @@ def test_ngram_differences(analysis) -> None:
         a, b = matches("base", n), matches("swapped", n)
         diffs = {g: a[g] - b[g] for g in set(a) | set(b) if a[g] != b[g]}
         for sign, who in ((1, "base"), (-1, "swapped")):
-            expected = sorted((g for g, d in diffs.items() if d * sign > 0),
-                              key=lambda g: (-abs(diffs[g]), g))[:3]
+            expected = sorted(
+                (g for g, d in diffs.items() if d * sign > 0), key=lambda g: (-abs(diffs[g]), g)
+            )[:3]
             got = [row for row in rows if row[0] == n and row[1] == who]
             assert [row[2] for row in got] == expected
-            assert all(row[3] == a[row[2]] and row[4] == b[row[2]] and
-                       row[5] == a[row[2]] - b[row[2]] for row in got)
+            assert all(
+                row[3] == a[row[2]] and row[4] == b[row[2]] and row[5] == a[row[2]] - b[row[2]]
+                for row in got
+            )
 
 
 def test_examples_are_the_largest_sentence_differences(analysis) -> None:
@@ -160,11 +183,13 @@ def test_examples_are_the_largest_sentence_differences(analysis) -> None:
     a = [scorer.sentence_score(h, [r1, r2]).score for h, r1, r2 in zip(HYP, REFS, REFS2)]
     b = [scorer.sentence_score(h, [r1, r2]).score for h, r1, r2 in zip(HYP2, REFS, REFS2)]
     order = sorted(range(len(a)), key=lambda i: (-(a[i] - b[i]), i))
-    assert [e["line"] for e in comparison["better_baseline"]] == \
-        [i + 1 for i in order[:3] if a[i] > b[i]]
+    assert [e["line"] for e in comparison["better_baseline"]] == [
+        i + 1 for i in order[:3] if a[i] > b[i]
+    ]
     reverse = sorted(range(len(a)), key=lambda i: (a[i] - b[i], i))
-    assert [e["line"] for e in comparison["better_system"]] == \
-        [i + 1 for i in reverse[:3] if b[i] > a[i]]
+    assert [e["line"] for e in comparison["better_system"]] == [
+        i + 1 for i in reverse[:3] if b[i] > a[i]
+    ]
     first = comparison["better_baseline"][0]
     assert first["source"] == SRC[first["line"] - 1]
     assert first["references"] == [REFS[first["line"] - 1], REFS2[first["line"] - 1]]
@@ -176,8 +201,9 @@ def test_documents_table(analysis) -> None:
     for row in rows:
         lines = [i for i, d in enumerate(ids) if d == row[0]]
         hyps = [HYP[i] for i in lines]
-        expected = bleucli.BLEU().corpus_score(hyps, [[REFS[i] for i in lines],
-                                                      [REFS2[i] for i in lines]])
+        expected = bleucli.BLEU().corpus_score(
+            hyps, [[REFS[i] for i in lines], [REFS2[i] for i in lines]]
+        )
         assert row[1] == len(lines) and row[2] == pytest.approx(expected.score)
 
 
@@ -217,8 +243,9 @@ def test_html_report_is_self_contained_and_escaped(analysis) -> None:
     parser.feed(text)
     assert parser.tags["table"] == len(analysis["json"]["tables"])
     assert parser.tags["script"] == 0 and parser.tags["link"] == 0 and parser.tags["img"] == 0
-    assert not any(name in ("src", "href") and value and "://" in value
-                   for name, value in parser.attributes)  # nothing fetched when opened
+    assert not any(
+        name in ("src", "href") and value and "://" in value for name, value in parser.attributes
+    )  # nothing fetched when opened
     assert "<script>alert" not in text and "&lt;script&gt;alert(" in text
     assert any(NASTY in chunk for chunk in ["".join(parser.text)])
     assert parser.tags["svg"] >= 3  # bucket charts, scores, bootstrap differences
@@ -246,8 +273,18 @@ def _non_blank(png: Path) -> bool:
 @pytest.mark.parametrize("suffix", [".pdf", ".png", ".svg"])
 def test_plots_are_written_and_read_back(kind, suffix, tmp_path) -> None:
     out = tmp_path / f"figure{suffix}"
-    result = run_cli(["plot", kind, REF, "-i", str(EXAMPLES / "hyp.de"),
-                      str(EXAMPLES / "hyp2.de"), "-o", str(out)])
+    result = run_cli(
+        [
+            "plot",
+            kind,
+            REF,
+            "-i",
+            str(EXAMPLES / "hyp.de"),
+            str(EXAMPLES / "hyp2.de"),
+            "-o",
+            str(out),
+        ]
+    )
     assert result.exit_code == 0, result.stderr
     data = out.read_bytes()
     if suffix == ".pdf":
@@ -266,12 +303,26 @@ def test_errors_are_one_line(tmp_path, monkeypatch) -> None:
     short.write_text("one\n")
     cases = [
         (["analyze", REF, "-i", str(EXAMPLES / "hyp.de"), "-s", str(short)], "1 lines"),
-        (["analyze", REF, "-i", str(EXAMPLES / "hyp.de"), "--example-metric", "TER"],
-         "not among the metrics"),
-        (["plot", "scores", REF, "-i", str(EXAMPLES / "hyp.de"), "-o", str(tmp_path / "x.gif")],
-         "plots are written as"),
-        (["plot", "bootstrap", REF, "-i", str(EXAMPLES / "hyp.de"), "-o",
-          str(tmp_path / "x.png")], "two systems"),
+        (
+            ["analyze", REF, "-i", str(EXAMPLES / "hyp.de"), "--example-metric", "TER"],
+            "not among the metrics",
+        ),
+        (
+            ["plot", "scores", REF, "-i", str(EXAMPLES / "hyp.de"), "-o", str(tmp_path / "x.gif")],
+            "plots are written as",
+        ),
+        (
+            [
+                "plot",
+                "bootstrap",
+                REF,
+                "-i",
+                str(EXAMPLES / "hyp.de"),
+                "-o",
+                str(tmp_path / "x.png"),
+            ],
+            "two systems",
+        ),
     ]
     for args, message in cases:
         result = run_cli(args)
@@ -280,8 +331,9 @@ def test_errors_are_one_line(tmp_path, monkeypatch) -> None:
     from bleucli.analysis import plots
 
     monkeypatch.setattr(plots, "available", lambda: False)
-    result = run_cli(["plot", "scores", REF, "-i", str(EXAMPLES / "hyp.de"), "-o",
-                      str(tmp_path / "x.png")])
+    result = run_cli(
+        ["plot", "scores", REF, "-i", str(EXAMPLES / "hyp.de"), "-o", str(tmp_path / "x.png")]
+    )
     assert result.exit_code == 1 and "pip install 'bleucli[plot]'" in result.stderr
 
 
@@ -294,9 +346,9 @@ def test_docs_analysis_commands_run(tmp_path) -> None:
     from tests.conftest import ROOT, run_subprocess
 
     text = (ROOT / "docs" / "analysis.md").read_text(encoding="utf-8")
-    section = text[text.index("## Analysis for papers"):]
+    section = text[text.index("## Analysis for papers") :]
     start = section.index("```bash") + 7
-    block = section[start:section.index("```", start)]
+    block = section[start : section.index("```", start)]
     commands = [line for line in re.sub(r"\\\n\s*", " ", block).splitlines() if line.strip()]
     assert len(commands) == 2
     for command in commands:
@@ -311,9 +363,23 @@ def test_docs_analysis_commands_run(tmp_path) -> None:
 def test_bands_and_examples_of_an_external_metric() -> None:
     """With a 0..1 segment metric the bands are tenths, and examples rank by its scores."""
     seg = [str(EXAMPLES / "hyp.seg"), str(EXAMPLES / "hyp2.seg")]
-    result = run_cli(["analyze", REF, "-i", str(EXAMPLES / "hyp.de"), str(EXAMPLES / "hyp2.de"),
-                      "--segment-scores", "COMET=" + ",".join(seg), "--example-metric", "comet",
-                      "--top", "2", "-f", "json"])
+    result = run_cli(
+        [
+            "analyze",
+            REF,
+            "-i",
+            str(EXAMPLES / "hyp.de"),
+            str(EXAMPLES / "hyp2.de"),
+            "--segment-scores",
+            "COMET=" + ",".join(seg),
+            "--example-metric",
+            "comet",
+            "--top",
+            "2",
+            "-f",
+            "json",
+        ]
+    )
     assert result.exit_code == 0, result.stderr
     document = json.loads(result.stdout)
     values = [[float(v) for v in Path(p).read_text().split()] for p in seg]

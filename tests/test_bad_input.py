@@ -40,8 +40,7 @@ def results(tmp_path: Path):
 
     def write(name: str, data) -> str:
         target = tmp_path / name
-        target.write_text(data if isinstance(data, str) else json.dumps(data),
-                          encoding="utf-8")
+        target.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
         return str(target)
 
     return str(path), records, write
@@ -52,6 +51,7 @@ def gate(current: str, baseline: str, *args: str):
 
 
 # -- the gate never passes by mistake ---------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", ["bleu", "BLEU", "Bleu"])
 def test_min_score_names_match_case_insensitively(results, name) -> None:
@@ -70,16 +70,23 @@ def test_family_name_matches_the_one_variant(results) -> None:
 @pytest.mark.parametrize("option", ["--min-score", "--tolerance-for"])
 def test_unknown_metric_names_are_usage_errors(results, option) -> None:
     path, _, _ = results
-    assert_error(gate(path, path, option, "BLUE=95"), 2, "'BLUE'",
-                 "known: BLEU, TER, chrF2")
+    assert_error(gate(path, path, option, "BLUE=95"), 2, "'BLUE'", "known: BLEU, TER, chrF2")
 
 
-@pytest.mark.parametrize("args", [
-    ["--tolerance", "nan"], ["--tolerance", "inf"], ["--tolerance", "-1"],
-    ["--tolerance-for", "BLEU=nan"], ["--min-score", "BLEU=inf"], ["--min-score", "BLEU"],
-    ["--min-score", "=3"], ["--min-score", "BLEU=x"], ["--alpha", "nan", "--baseline-output",
-                                                      HYP, "--output", HYP, "--refs", REF],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--tolerance", "nan"],
+        ["--tolerance", "inf"],
+        ["--tolerance", "-1"],
+        ["--tolerance-for", "BLEU=nan"],
+        ["--min-score", "BLEU=inf"],
+        ["--min-score", "BLEU"],
+        ["--min-score", "=3"],
+        ["--min-score", "BLEU=x"],
+        ["--alpha", "nan", "--baseline-output", HYP, "--output", HYP, "--refs", REF],
+    ],
+)
 def test_unusable_thresholds_are_usage_errors(results, args, tmp_path) -> None:
     path, records, write = results
     worse = write("worse.json", [{**r, "score": r["score"] - 40} for r in records])
@@ -117,8 +124,11 @@ def test_a_drop_is_never_hidden_by_nan(results) -> None:
 def test_reports_into_missing_folders_or_onto_folders(results, tmp_path, target) -> None:
     path, _, _ = results
     destination = str(tmp_path / target)
-    assert_error(gate(path, path, "--junit", destination), 1, "report.xml" if "/" in target
-                 else "is a directory")
+    assert_error(
+        gate(path, path, "--junit", destination),
+        1,
+        "report.xml" if "/" in target else "is a directory",
+    )
     assert_error(run_cli(["gate", path, "--baseline", destination, "--update-baseline"]), 1)
 
 
@@ -127,8 +137,7 @@ def test_update_baseline_keeps_usual_permissions(results, tmp_path) -> None:
     fresh = tmp_path / "fresh.json"
     umask = os.umask(0o022)
     try:
-        assert run_cli(["gate", path, "--baseline", str(fresh), "--update-baseline"]).exit_code \
-            == 0
+        assert run_cli(["gate", path, "--baseline", str(fresh), "--update-baseline"]).exit_code == 0
     finally:
         os.umask(umask)
     assert stat.S_IMODE(fresh.stat().st_mode) == 0o644
@@ -138,6 +147,7 @@ def test_update_baseline_keeps_usual_permissions(results, tmp_path) -> None:
 
 
 # -- merge trusts nothing ---------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def pristine_shards(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
@@ -186,22 +196,25 @@ def _edit(path: Path, change) -> None:
     path.write_text(json.dumps(document))
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (lambda d: d["metrics"][0]["values"].__setitem__(0, -5), "statistics are counts"),
-    (lambda d: d["metrics"][0]["values"].__setitem__(2, "7"), "not a number"),
-    (lambda d: d["metrics"][0]["values"].__setitem__(2, float("nan")), "statistics are counts"),
-    (lambda d: d["metrics"][0]["values"].__setitem__(2, 2.5), "whole numbers"),
-    (lambda d: d["metrics"][0]["values"].pop(), "9 values, but this configuration has 10"),
-    (lambda d: d["metrics"][0]["values"].__setitem__(2, 10 ** 9), "more matches than n-grams"),
-    (lambda d: d["metrics"][1]["values"].__setitem__(2, 10 ** 9), "matches of"),
-    (lambda d: d["metrics"][0].pop("nrefs"), "missing 'nrefs'"),
-    (lambda d: d["metrics"][0].__setitem__("nrefs", 0), "'nrefs' should be a whole number"),
-    (lambda d: d["metrics"][0].__setitem__("options", {"colour": 1}), "are not valid for bleu"),
-    (lambda d: d["metrics"][0].__setitem__("metric", "meteor"), "unknown metric 'meteor'"),
-    (lambda d: d.pop("data"), "'data' should hold"),
-    (lambda d: d.__setitem__("metrics", []), "non-empty list"),
-    (lambda d: d.__setitem__("format_version", 1), "format version 1"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d["metrics"][0]["values"].__setitem__(0, -5), "statistics are counts"),
+        (lambda d: d["metrics"][0]["values"].__setitem__(2, "7"), "not a number"),
+        (lambda d: d["metrics"][0]["values"].__setitem__(2, float("nan")), "statistics are counts"),
+        (lambda d: d["metrics"][0]["values"].__setitem__(2, 2.5), "whole numbers"),
+        (lambda d: d["metrics"][0]["values"].pop(), "9 values, but this configuration has 10"),
+        (lambda d: d["metrics"][0]["values"].__setitem__(2, 10**9), "more matches than n-grams"),
+        (lambda d: d["metrics"][1]["values"].__setitem__(2, 10**9), "matches of"),
+        (lambda d: d["metrics"][0].pop("nrefs"), "missing 'nrefs'"),
+        (lambda d: d["metrics"][0].__setitem__("nrefs", 0), "'nrefs' should be a whole number"),
+        (lambda d: d["metrics"][0].__setitem__("options", {"colour": 1}), "are not valid for bleu"),
+        (lambda d: d["metrics"][0].__setitem__("metric", "meteor"), "unknown metric 'meteor'"),
+        (lambda d: d.pop("data"), "'data' should hold"),
+        (lambda d: d.__setitem__("metrics", []), "non-empty list"),
+        (lambda d: d.__setitem__("format_version", 1), "format version 1"),
+    ],
+)
 def test_broken_shards_are_refused(shards, change, message) -> None:
     _edit(shards[1], change)
     assert_error(run_cli(["merge", *map(str, shards)]), 1, "s1.json", message)
@@ -209,12 +222,33 @@ def test_broken_shards_are_refused(shards, change, message) -> None:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.sampled_from(["name", "score", "signature", "system", "BLEU",
-                                       "systems", "signatures", "samples", "metrics",
-                                       "format", "values", "p_value", "scores", "metric"]),
-                      children, max_size=5),
-    max_leaves=12)
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "name",
+                    "score",
+                    "signature",
+                    "system",
+                    "BLEU",
+                    "systems",
+                    "signatures",
+                    "samples",
+                    "metrics",
+                    "format",
+                    "values",
+                    "p_value",
+                    "scores",
+                    "metric",
+                ]
+            ),
+            children,
+            max_size=5,
+        )
+    ),
+    max_leaves=12,
+)
 
 
 @settings(max_examples=60)
@@ -223,20 +257,26 @@ def test_any_json_is_an_answer_or_one_line_error(tmp_path_factory, document) -> 
     folder = tmp_path_factory.mktemp("json")
     path = folder / "x.json"
     path.write_text(json.dumps(document), encoding="utf-8")
-    for args in (["report", str(path)], ["gate", str(path), "--baseline", str(path)],
-                 ["merge", str(path)]):
+    for args in (
+        ["report", str(path)],
+        ["gate", str(path), "--baseline", str(path)],
+        ["merge", str(path)],
+    ):
         result = run_cli(args)
         assert result.exit_code in (0, 1, 2, 3), (args, result.stderr)
         assert "Traceback" not in result.stderr and "internal error" not in result.stderr
         if result.exit_code:
-            assert result.stderr.startswith("bleucli: error: ") \
-                or result.stderr.startswith("Usage:"), result.stderr
+            assert result.stderr.startswith("bleucli: error: ") or result.stderr.startswith(
+                "Usage:"
+            ), result.stderr
 
 
 @settings(max_examples=60)
-@given(index=st.integers(0, 2), key=st.sampled_from(["values", "nrefs", "sentences", "options",
-                                                        "metric", "signature"]),
-       value=json_values)
+@given(
+    index=st.integers(0, 2),
+    key=st.sampled_from(["values", "nrefs", "sentences", "options", "metric", "signature"]),
+    value=json_values,
+)
 def test_any_damaged_shard_is_one_line_error(pristine_shards, index, key, value) -> None:
     shards = pristine_shards
     document = json.loads(shards[0].read_text())
@@ -255,41 +295,70 @@ def test_any_damaged_shard_is_one_line_error(pristine_shards, index, key, value)
 
 # -- options ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["-w", "-1"], "-w/--width must be between 0 and 30"),
-    (["-w", "9999999999"], "-w/--width must be between 0 and 30"),
-    (["-m", "chrf", "-cc", "100000000"], "-cc/--chrf-char-order must be between 0 and 100"),
-    (["-m", "chrf", "-cw", "-2"], "-cw/--chrf-word-order must be between 0 and 100"),
-    (["--from-signature", "chrF2|nrefs:1|nc:100000000"],
-     "--from-signature: nc:100000000 is out of range: the character n-gram order must be "
-     "between 0 and 100"),
-    # a signature's value is reported as its field (the user typed no option), and without
-    # the "reproducing a signature" notice before the error
-    (["--from-signature", "BLEU|nrefs:1|bs:-5|case:mixed|eff:no|tok:13a|smooth:exp|"
-      "version:2.0.0"], "--from-signature: bs:-5 is out of range: bootstrap resamples"),
-    (["--from-signature", "chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:500|space:no|"
-      "version:2.0.0"], "--from-signature: nw:500 is out of range"),
-    (["--from-signature", "chrF5000|nrefs:1|nc:6|version:2.4.0"],
-     "--from-signature: chrF5000 is out of range: beta must be between 0 and 1000"),
-    (["--from-signature", "BLEU|nrefs:1|smooth:floor[-1]|version:2.0.0"],
-     "--from-signature: smooth:floor[-1] is out of range"),
-    (["-nr", "1000000000"], "-nr/--num-refs must be between 1 and 1000"),
-    (["-ci", "-cin", "30000000"], "-cin/--confidence-n must be between 1 and 100000"),
-    (["-pbsn", "0"], "-pbsn/--paired-bs-n must be between 1 and 100000"),
-    (["-j", "-3"], "-j/--jobs must be between 0"),
-    (["-sv", "nan", "-s", "floor"], "-sv/--smooth-value must be a finite number"),
-    (["--from-signature", "BLEU|nrefs:1|smooth:exp-."], "'.' is not a number"),
-    (["--from-signature", "BLEU|nrefs:1|bs:abc"], "bs:abc is not a number"),
-    (["-e", "klingon"], "unknown encoding 'klingon'"),
-    (["-tok", "nope"], "unknown tokenizer 'nope'"),
-    (["-l", "ende"], "is not of the form src-trg"),
-])
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-w", "-1"], "-w/--width must be between 0 and 30"),
+        (["-w", "9999999999"], "-w/--width must be between 0 and 30"),
+        (["-m", "chrf", "-cc", "100000000"], "-cc/--chrf-char-order must be between 0 and 100"),
+        (["-m", "chrf", "-cw", "-2"], "-cw/--chrf-word-order must be between 0 and 100"),
+        (
+            ["--from-signature", "chrF2|nrefs:1|nc:100000000"],
+            "--from-signature: nc:100000000 is out of range: the character n-gram order must be "
+            "between 0 and 100",
+        ),
+        # a signature's value is reported as its field (the user typed no option), and without
+        # the "reproducing a signature" notice before the error
+        (
+            [
+                "--from-signature",
+                "BLEU|nrefs:1|bs:-5|case:mixed|eff:no|tok:13a|smooth:exp|version:2.0.0",
+            ],
+            "--from-signature: bs:-5 is out of range: bootstrap resamples",
+        ),
+        (
+            [
+                "--from-signature",
+                "chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:500|space:no|version:2.0.0",
+            ],
+            "--from-signature: nw:500 is out of range",
+        ),
+        (
+            ["--from-signature", "chrF5000|nrefs:1|nc:6|version:2.4.0"],
+            "--from-signature: chrF5000 is out of range: beta must be between 0 and 1000",
+        ),
+        (
+            ["--from-signature", "BLEU|nrefs:1|smooth:floor[-1]|version:2.0.0"],
+            "--from-signature: smooth:floor[-1] is out of range",
+        ),
+        (["-nr", "1000000000"], "-nr/--num-refs must be between 1 and 1000"),
+        (["-ci", "-cin", "30000000"], "-cin/--confidence-n must be between 1 and 100000"),
+        (["-pbsn", "0"], "-pbsn/--paired-bs-n must be between 1 and 100000"),
+        (["-j", "-3"], "-j/--jobs must be between 0"),
+        (["-sv", "nan", "-s", "floor"], "-sv/--smooth-value must be a finite number"),
+        (["--from-signature", "BLEU|nrefs:1|smooth:exp-."], "'.' is not a number"),
+        (["--from-signature", "BLEU|nrefs:1|bs:abc"], "bs:abc is not a number"),
+        (["-e", "klingon"], "unknown encoding 'klingon'"),
+        (["-tok", "nope"], "unknown tokenizer 'nope'"),
+        (["-l", "ende"], "is not of the form src-trg"),
+    ],
+)
 def test_option_values_out_of_range_are_usage_errors(args, message) -> None:
     assert_error(run_cli([REF, "-i", HYP, *args]), 2, message)
 
 
-@pytest.mark.parametrize("args", [["-sl"], ["--rank", "-i", REF2], ["-pbs", "-i", REF2],
-                                  ["--docids", str(EXAMPLES / "docids.txt")], ["-ci"], ["-b"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-sl"],
+        ["--rank", "-i", REF2],
+        ["-pbs", "-i", REF2],
+        ["--docids", str(EXAMPLES / "docids.txt")],
+        ["-ci"],
+        ["-b"],
+    ],
+)
 def test_stats_refuses_options_that_are_not_a_shard(args) -> None:
     """`bleucli stats` writes a JSON shard for `bleucli merge`: options that would print
     something else (sentence lines before the JSON, a ranking) are refused up front."""
@@ -324,11 +393,14 @@ def test_jobs_beyond_the_cpus_are_capped(caplog) -> None:
     assert f"using {os.cpu_count()} worker processes" in capped.stderr
 
 
-@pytest.mark.parametrize("content", [
-    lambda ok: ok[:15],  # truncated
-    lambda ok: b"not gzip at all\n",  # fake
-    lambda ok: ok[:12] + b"\xff\xff\xff" + ok[15:],  # corrupt
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        lambda ok: ok[:15],  # truncated
+        lambda ok: b"not gzip at all\n",  # fake
+        lambda ok: ok[:12] + b"\xff\xff\xff" + ok[15:],  # corrupt
+    ],
+)
 @pytest.mark.parametrize("side", ["hyp", "ref"])
 def test_damaged_gzip_inputs(tmp_path, content, side) -> None:
     import gzip
@@ -344,8 +416,10 @@ def test_damaged_gzip_inputs(tmp_path, content, side) -> None:
 
 
 @settings(max_examples=40)
-@given(option=st.sampled_from(["-w", "-cc", "-cw", "--chrf-beta", "-nr", "-cin", "-j"]),
-       value=st.integers(-10 ** 12, 10 ** 12) | st.sampled_from([0, 1, 2, 101, 1001, 100001]))
+@given(
+    option=st.sampled_from(["-w", "-cc", "-cw", "--chrf-beta", "-nr", "-cin", "-j"]),
+    value=st.integers(-(10**12), 10**12) | st.sampled_from([0, 1, 2, 101, 1001, 100001]),
+)
 def test_any_numeric_option_is_a_score_or_usage_error(option, value) -> None:
     extra = ["-ci"] if option == "-cin" else []
     if option == "-cin" and 0 < value <= 100_000:
@@ -359,6 +433,7 @@ def test_any_numeric_option_is_a_score_or_usage_error(option, value) -> None:
 
 # -- the API ------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", ["BLEU", "CHRF", "TER"])
 def test_api_refuses_sentences_without_any_reference(name) -> None:
     import bleucli
@@ -366,5 +441,4 @@ def test_api_refuses_sentences_without_any_reference(name) -> None:
     metric = getattr(bleucli, name)()
     with pytest.raises(bleucli.InputError, match="sentence 1 has no reference"):
         metric.corpus_score(["a b", "c d"], [["a b", None], ["a", None]])
-    assert math.isfinite(metric.corpus_score(["a b", "c d"],
-                                             [["a b", None], ["a", "c"]]).score)
+    assert math.isfinite(metric.corpus_score(["a b", "c d"], [["a b", None], ["a", "c"]]).score)

@@ -9,8 +9,13 @@ from tests.conftest import ROOT
 
 
 def test_bench_quick_run_agrees_with_sacrebleu() -> None:
-    proc = subprocess.run([sys.executable, "scripts/bench.py", "--quick"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "scripts/bench.py", "--quick"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "| BLEU corpus score (API) | 500 |" in proc.stdout
     assert "| CLI `--paired-bs`, 3 systems x 3 metrics | 500 |" in proc.stdout
@@ -34,10 +39,24 @@ def test_generated_corpus_is_deterministic() -> None:
 def test_bench_takes_given_files() -> None:
     """--files times the user's own test set; the paired test uses its first --ter-lines."""
     files = [str(ROOT / "examples" / n) for n in ("ref.de", "hyp.de", "ref2.de", "src.en")]
-    proc = subprocess.run([sys.executable, "scripts/bench.py", "--files", *files,
-                           "--repeats", "1", "--ter-lines", "20", "--python", sys.executable],
-                          cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "scripts/bench.py",
+            "--files",
+            *files,
+            "--repeats",
+            "1",
+            "--ter-lines",
+            "20",
+            "--python",
+            sys.executable,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "| BLEU corpus score (API) | 30 |" in proc.stdout
     assert "| TER corpus score (API) | 20 |" in proc.stdout

@@ -28,8 +28,18 @@ def test_json_output_has_sacrebleus_keys_and_score() -> None:
     result = run_cli([REF, "-i", HYP])
     assert result.exit_code == 0, result.stderr
     record = json.loads(result.stdout)
-    assert set(record) == {"name", "score", "signature", "verbose_score", "nrefs", "case",
-                           "eff", "tok", "smooth", "version"}
+    assert set(record) == {
+        "name",
+        "score",
+        "signature",
+        "verbose_score",
+        "nrefs",
+        "case",
+        "eff",
+        "tok",
+        "smooth",
+        "version",
+    }
     assert record["score"] == round(sacrebleu_score(HYP, REF).score, 1)
     assert record["signature"].startswith("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|")
 
@@ -64,8 +74,7 @@ def test_options_reach_the_metric(flags: list[str], kwargs: dict) -> None:
 
 
 def test_num_refs_splits_tab_separated_references(write) -> None:
-    refs = [f"{a}\t{b}" for a, b in zip(lines(REF),
-                                          lines(REF2))]
+    refs = [f"{a}\t{b}" for a, b in zip(lines(REF), lines(REF2))]
     tsv = write("refs.tsv", refs)
     result = run_cli([tsv, "-nr", "2", "-i", HYP, "-b", "-w", "6"])
     assert result.stdout.strip() == f"{sacrebleu_score(HYP, REF, REF2).score:.6f}"
@@ -110,10 +119,12 @@ def test_from_signature_reproduces_options() -> None:
     sig = "BLEU|nrefs:1|case:lc|eff:no|tok:intl|smooth:floor[0.20]|version:2.0.0"
     result = run_cli([REF, "-i", HYP, "--from-signature", sig, "-f", "text", "-w", "6"])
     assert result.exit_code == 0, result.stderr
-    expected = sacrebleu_score(HYP, REF, lowercase=True, tokenize="intl",
-                               smooth_method="floor", smooth_value=0.2)
+    expected = sacrebleu_score(
+        HYP, REF, lowercase=True, tokenize="intl", smooth_method="floor", smooth_value=0.2
+    )
     assert result.stdout.startswith(
-        "BLEU|nrefs:1|case:lc|eff:no|tok:intl|smooth:floor[0.20]|version:bleucli-")
+        "BLEU|nrefs:1|case:lc|eff:no|tok:intl|smooth:floor[0.20]|version:bleucli-"
+    )
     assert f"= {expected.score:.6f} " in result.stdout
 
 
@@ -121,8 +132,12 @@ def test_from_signature_reproduces_options() -> None:
     ("sig", "extra", "message", "code"),
     [
         ("nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp", [], "says nrefs:2 but 1 reference", 1),
-        ("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp", ["-tok", "intl"],
-         "--tokenize conflicts with --from-signature", 1),
+        (
+            "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp",
+            ["-tok", "intl"],
+            "--tokenize conflicts with --from-signature",
+            1,
+        ),
         ("nrefs:1|ar:1000|case:mixed|tok:13a", [], "ar:1000 needs approximate randomisation", 1),
         # a malformed signature is a usage error, like a malformed option
         ("nrefs:1|colour:blue", [], "unknown signature field 'colour'", 2),
@@ -140,22 +155,43 @@ def test_from_signature_refuses_what_it_cannot_honour(sig, extra, message, code)
 @pytest.mark.parametrize(
     ("make_args", "message", "code"),
     [
-        (lambda w: [w("r.txt", ["a", "b"]), "-i", w("h.txt", ["a"])],
-         "line counts differ: {tmp}/h.txt has 1 lines, {tmp}/r.txt has 2", 1),
-        (lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", b"ok\nbad \xff\n")],
-         "{tmp}/h.txt: line 2: invalid utf-8", 1),
+        (
+            lambda w: [w("r.txt", ["a", "b"]), "-i", w("h.txt", ["a"])],
+            "line counts differ: {tmp}/h.txt has 1 lines, {tmp}/r.txt has 2",
+            1,
+        ),
+        (
+            lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", b"ok\nbad \xff\n")],
+            "{tmp}/h.txt: line 2: invalid utf-8",
+            1,
+        ),
         (lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", "")], "{tmp}/h.txt: empty file", 1),
-        (lambda w: [w("r.txt", ["a"]), "-i", "/nonexistent/h.txt"],
-         "/nonexistent/h.txt: no such file", 1),
-        (lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", ["a"]), "-tok", "nope"],
-         "unknown tokenizer 'nope'", 2),
-        (lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", ["a"]), "-s", "nope"],
-         "unknown smoothing method 'nope'", 2),
-        (lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", ["a"]), "-m", "meteor"],
-         "unknown metric 'meteor'", 2),
+        (
+            lambda w: [w("r.txt", ["a"]), "-i", "/nonexistent/h.txt"],
+            "/nonexistent/h.txt: no such file",
+            1,
+        ),
+        (
+            lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", ["a"]), "-tok", "nope"],
+            "unknown tokenizer 'nope'",
+            2,
+        ),
+        (
+            lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", ["a"]), "-s", "nope"],
+            "unknown smoothing method 'nope'",
+            2,
+        ),
+        (
+            lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", ["a"]), "-m", "meteor"],
+            "unknown metric 'meteor'",
+            2,
+        ),
         (lambda w: ["-i", w("h.txt", ["a"])], "no references", 1),
-        (lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", ["a"]), "-e", "klingon"],
-         "unknown encoding 'klingon'", 2),
+        (
+            lambda w: [w("r.txt", ["a"]), "-i", w("h.txt", ["a"]), "-e", "klingon"],
+            "unknown encoding 'klingon'",
+            2,
+        ),
     ],
 )
 def test_bad_input_is_one_line_exit_1(write, tmp_path, make_args, message, code) -> None:
@@ -191,11 +227,23 @@ def test_version_and_help() -> None:
 
 def test_expand_variadic() -> None:
     assert expand_variadic(["r", "-i", "a", "b", "-m", "bleu", "chrf", "-w", "2"]) == [
-        "r", "-i", "a", "-i", "b", "-m", "bleu", "-m", "chrf", "-w", "2"]
+        "r",
+        "-i",
+        "a",
+        "-i",
+        "b",
+        "-m",
+        "bleu",
+        "-m",
+        "chrf",
+        "-w",
+        "2",
+    ]
     assert expand_variadic(["-i", "-", "--", "x"]) == ["-i", "-", "--", "x"]
 
 
 # -- real processes: stdin pipes, exit codes, stream separation --------------------------------
+
 
 def test_subprocess_stdin_pipe_json() -> None:
     with open(HYP, "rb") as handle:
@@ -226,6 +274,7 @@ def test_subprocess_usage_error_exit_2() -> None:
 
 # -- chrF and TER on the command line ---------------------------------------------------------
 
+
 def test_several_metrics_json_and_text_like_sacrebleu() -> None:
     result = run_cli([REF, "-i", HYP, "-m", "bleu", "chrf", "ter"])
     records = json.loads(result.stdout)
@@ -240,14 +289,40 @@ def test_several_metrics_json_and_text_like_sacrebleu() -> None:
 @pytest.mark.parametrize(
     ("flags", "metric"),
     [
-        (["-m", "chrf", "-cc", "4", "-cw", "2", "--chrf-beta", "1", "--chrf-whitespace",
-          "--chrf-lowercase", "--chrf-eps-smoothing"],
-         sacrebleu.CHRF(char_order=4, word_order=2, beta=1, whitespace=True, lowercase=True,
-                        eps_smoothing=True)),
-        (["-m", "ter", "--ter-case-sensitive", "--ter-asian-support", "--ter-no-punct",
-          "--ter-normalized"],
-         sacrebleu.TER(case_sensitive=True, asian_support=True, no_punct=True,
-                       normalized=True)),
+        (
+            [
+                "-m",
+                "chrf",
+                "-cc",
+                "4",
+                "-cw",
+                "2",
+                "--chrf-beta",
+                "1",
+                "--chrf-whitespace",
+                "--chrf-lowercase",
+                "--chrf-eps-smoothing",
+            ],
+            sacrebleu.CHRF(
+                char_order=4,
+                word_order=2,
+                beta=1,
+                whitespace=True,
+                lowercase=True,
+                eps_smoothing=True,
+            ),
+        ),
+        (
+            [
+                "-m",
+                "ter",
+                "--ter-case-sensitive",
+                "--ter-asian-support",
+                "--ter-no-punct",
+                "--ter-normalized",
+            ],
+            sacrebleu.TER(case_sensitive=True, asian_support=True, no_punct=True, normalized=True),
+        ),
     ],
 )
 def test_chrf_and_ter_flags(flags: list[str], metric) -> None:
@@ -269,9 +344,21 @@ def test_sentence_level_prints_every_metric_per_line() -> None:
 
 
 def test_from_signature_for_chrf_and_ter_together() -> None:
-    result = run_cli([REF, "-i", HYP, "-f", "text", "-w", "6",
-                      "--from-signature", "chrF1++|nrefs:1|case:lc|eff:yes|nc:4|nw:2|space:no|v:2",
-                      "--from-signature", "TER+tok.tercom-norm-punct-noasian-cased+version.1.5.0"])
+    result = run_cli(
+        [
+            REF,
+            "-i",
+            HYP,
+            "-f",
+            "text",
+            "-w",
+            "6",
+            "--from-signature",
+            "chrF1++|nrefs:1|case:lc|eff:yes|nc:4|nw:2|space:no|v:2",
+            "--from-signature",
+            "TER+tok.tercom-norm-punct-noasian-cased+version.1.5.0",
+        ]
+    )
     assert result.exit_code == 0, result.stderr
     out = result.stdout.splitlines()
     chrf = sacrebleu.CHRF(char_order=4, word_order=2, beta=1, lowercase=True)
@@ -328,4 +415,3 @@ def test_no_color_is_accepted_like_sacrebleu() -> None:
     plain = run_cli([REF, "-i", HYP, "-b"]).stdout
     assert run_cli([REF, "-i", HYP, "-b", "-nc"]).stdout == plain
     assert run_cli([REF, "-i", HYP, "-b", "--no-color"]).stdout == plain
-

@@ -24,8 +24,11 @@ def lines(path: str) -> list[str]:
 @given(data=corpora(max_lines=12, max_refs=3), n=st.sampled_from([2, 50, 101]))
 def test_api_intervals_match_sacrebleu(data, n) -> None:
     hyps, refs = data
-    for ours, theirs in [(bleucli.BLEU(), sacrebleu.BLEU()), (bleucli.CHRF(), sacrebleu.CHRF()),
-                         (bleucli.TER(), sacrebleu.TER())]:  # TER: float32 sums of 1/3s
+    for ours, theirs in [
+        (bleucli.BLEU(), sacrebleu.BLEU()),
+        (bleucli.CHRF(), sacrebleu.CHRF()),
+        (bleucli.TER(), sacrebleu.TER()),
+    ]:  # TER: float32 sums of 1/3s
         a = ours.corpus_score(hyps, refs, n_bootstrap=n)
         try:
             b = theirs.corpus_score(hyps, refs, n_bootstrap=n)
@@ -86,8 +89,12 @@ def test_resampled_sums_equal_sacrebleus_gather_and_sum(data) -> None:
     n = data.draw(st.integers(1, 300))
     k = data.draw(st.integers(1, 6))
     top = data.draw(st.sampled_from([3, 1000, 10**6]))
-    stats = np.array(data.draw(st.lists(st.lists(st.integers(-1, top), min_size=k, max_size=k),
-                                        min_size=n, max_size=n)), dtype="float32")
+    stats = np.array(
+        data.draw(
+            st.lists(st.lists(st.integers(-1, top), min_size=k, max_size=k), min_size=n, max_size=n)
+        ),
+        dtype="float32",
+    )
     if data.draw(st.booleans()):
         stats[0, 0] += 0.5  # a fraction, as multi-reference TER lengths have
     resamples = draw_resamples(n, data.draw(st.integers(1, 50)), 12345)
@@ -105,15 +112,26 @@ def test_vectorised_chrf_resample_scores_equal_row_by_row(data) -> None:
     including the rows (zero counts) that make it fall back."""
     import numpy as np
 
-    metric = bleucli.CHRF(char_order=data.draw(st.integers(1, 6)),
-                          word_order=data.draw(st.integers(0, 2)),
-                          beta=data.draw(st.integers(0, 4)),
-                          eps_smoothing=data.draw(st.booleans()))
+    metric = bleucli.CHRF(
+        char_order=data.draw(st.integers(1, 6)),
+        word_order=data.draw(st.integers(0, 2)),
+        beta=data.draw(st.integers(0, 4)),
+        eps_smoothing=data.draw(st.booleans()),
+    )
     rows = data.draw(st.integers(1, 40))
     low = data.draw(st.sampled_from([0, 1]))
-    sums = np.array(data.draw(st.lists(
-        st.lists(st.integers(low, 10**6), min_size=3 * metric.order, max_size=3 * metric.order),
-        min_size=rows, max_size=rows)), dtype="float32")
+    sums = np.array(
+        data.draw(
+            st.lists(
+                st.lists(
+                    st.integers(low, 10**6), min_size=3 * metric.order, max_size=3 * metric.order
+                ),
+                min_size=rows,
+                max_size=rows,
+            )
+        ),
+        dtype="float32",
+    )
     sums[:, 2::3] = np.minimum(sums[:, 2::3], np.minimum(sums[:, 0::3], sums[:, 1::3]))
     expected = np.array([metric.score_from_values(row).score for row in sums])
     got = metric.resample_scores(sums)

@@ -26,11 +26,25 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 #: Placeholder file -> the shipped example it is a copy of.
 PLACEHOLDERS = {
-    "ref.de": "ref.de", "ref2.de": "ref2.de", "ref1.de": "ref.de", "hyp.de": "hyp.de",
-    "out.txt": "hyp.de", "base.de": "hyp.de", "sysA.de": "hyp2.de", "sysB.de": "ref2.de",
-    "b.de": "hyp.de", "n.de": "hyp2.de", "a.de": "hyp.de", "c.de": "ref2.de",
-    "src.en": "src.en", "ref.txt": "ref.de", "baseline.txt": "hyp.de", "ref.part1": "ref.de",
-    "ref.part2": "ref2.de", "hyp.part1": "hyp.de", "hyp.part2": "hyp2.de",
+    "ref.de": "ref.de",
+    "ref2.de": "ref2.de",
+    "ref1.de": "ref.de",
+    "hyp.de": "hyp.de",
+    "out.txt": "hyp.de",
+    "base.de": "hyp.de",
+    "sysA.de": "hyp2.de",
+    "sysB.de": "ref2.de",
+    "b.de": "hyp.de",
+    "n.de": "hyp2.de",
+    "a.de": "hyp.de",
+    "c.de": "ref2.de",
+    "src.en": "src.en",
+    "ref.txt": "ref.de",
+    "baseline.txt": "hyp.de",
+    "ref.part1": "ref.de",
+    "ref.part2": "ref2.de",
+    "hyp.part1": "hyp.de",
+    "hyp.part2": "hyp2.de",
     "both.txt": "hyp.de",
 }
 
@@ -84,10 +98,12 @@ def sandbox(folder: Path) -> Path:
     refs = [(EXAMPLES / n).read_text(encoding="utf-8").splitlines() for n in ("ref.de", "ref2.de")]
     zh = ["猫坐在垫子上。", "今天天气很好，我们去公园吧。", "他在2024年买了3本书。"]
     (folder / "ref.zh").write_text("\n".join(zh) + "\n", encoding="utf-8")
-    (folder / "hyp.zh").write_text("\n".join(line[:-2] + "。" for line in zh) + "\n",
-                                   encoding="utf-8")
-    (folder / "refs.tsv").write_text("".join(f"{a}\t{b}\n" for a, b in zip(*refs)),
-                                     encoding="utf-8")
+    (folder / "hyp.zh").write_text(
+        "\n".join(line[:-2] + "。" for line in zh) + "\n", encoding="utf-8"
+    )
+    (folder / "refs.tsv").write_text(
+        "".join(f"{a}\t{b}\n" for a, b in zip(*refs)), encoding="utf-8"
+    )
     return folder
 
 
@@ -126,19 +142,25 @@ def test_shell_commands_run_as_written(page: Path, tmp_path: Path) -> None:
             if skipped:
                 continue
             assert "bleucli" in command, f"{page_id(page)}: not a bleucli command: {command}"
-            proc = subprocess.run(["bash", "-c", command], cwd=folder, env=env,
-                                  capture_output=True, text=True, timeout=300,
-                                  stdin=subprocess.DEVNULL)
+            proc = subprocess.run(
+                ["bash", "-c", command],
+                cwd=folder,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
+                stdin=subprocess.DEVNULL,
+            )
             where = f"{page_id(page)}: {command}"
             assert "Traceback" not in proc.stderr, where
             if _NETWORK_SET.search(command) and "offline mode is on" in proc.stderr:
                 # a test set from the internet: valid up to the download (tests stay offline)
                 assert proc.returncode == 1, where
             else:
-                expected = next((code for marker, code in EXPECTED_EXIT.items()
-                                 if marker in command), 0)
-                assert proc.returncode == expected, (where, proc.stdout[-500:],
-                                                     proc.stderr[-1500:])
+                expected = next(
+                    (code for marker, code in EXPECTED_EXIT.items() if marker in command), 0
+                )
+                assert proc.returncode == expected, (where, proc.stdout[-500:], proc.stderr[-1500:])
             ran += 1
     assert ran > 0 or not shown, page_id(page)
 
@@ -149,7 +171,13 @@ def test_python_blocks_run_as_written(page: Path, tmp_path: Path) -> None:
     for code in blocks(page, "python"):
         if any(code.startswith(first) for first in PYTHON_NOT_RUN):
             continue
-        proc = subprocess.run([sys.executable, "-c", code], cwd=sandbox(tmp_path / "py"),
-                              env=env, capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=sandbox(tmp_path / "py"),
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert proc.returncode == 0, (page_id(page), code[:200], proc.stderr[-1500:])
         shutil.rmtree(tmp_path / "py")

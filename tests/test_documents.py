@@ -21,14 +21,32 @@ def test_document_scores_equal_corpus_scores_of_their_lines(write) -> None:
     ids = [f"d{(i * 7) % 4}" for i in range(len(REFS))]
     docids = write("docs.txt", ids)
     other = write("other.de", [line.replace("der", "die") for line in HYPS])
-    result = run_cli([REF, "-i", HYP, other, "-m", "bleu", "chrf", "ter", "--docids", docids,
-                      "-f", "json", "-w", "8"])
+    result = run_cli(
+        [
+            REF,
+            "-i",
+            HYP,
+            other,
+            "-m",
+            "bleu",
+            "chrf",
+            "ter",
+            "--docids",
+            docids,
+            "-f",
+            "json",
+            "-w",
+            "8",
+        ]
+    )
     assert result.exit_code == 0, result.stderr
     document = json.loads(result.stdout)
     assert set(document["signatures"]) == {"BLEU", "chrF2", "TER"}
     assert [d["document"] for d in document["documents"]] == list(dict.fromkeys(ids))
-    systems = {HYP: HYPS, other: (EXAMPLES / "hyp.de").read_text(encoding="utf-8")
-               .replace("der", "die").splitlines()}
+    systems = {
+        HYP: HYPS,
+        other: (EXAMPLES / "hyp.de").read_text(encoding="utf-8").replace("der", "die").splitlines(),
+    }
     for entry in document["documents"]:
         lines = [i for i, doc in enumerate(ids) if doc == entry["document"]]
         assert entry["lines"] == len(lines) and entry["first_line"] == lines[0] + 1
@@ -53,10 +71,13 @@ def test_document_tables(write, fmt) -> None:
         assert len(lines) == 2 + 3
 
 
-@pytest.mark.parametrize("content, message", [
-    (["a"] * 3, "3 document ids for 30 reference lines"),
-    (["a"] * 10 + [""] + ["b"] * 19, ":11: empty document id"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (["a"] * 3, "3 document ids for 30 reference lines"),
+        (["a"] * 10 + [""] + ["b"] * 19, ":11: empty document id"),
+    ],
+)
 def test_bad_docids(write, content, message) -> None:
     path = write("docs.txt", content)
     result = run_cli([REF, "-i", HYP, "--docids", path])

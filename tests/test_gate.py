@@ -24,15 +24,17 @@ def score(folder: Path, name: str, *args: str) -> Path:
 @pytest.fixture
 def baseline(tmp_path: Path) -> Path:
     current = score(tmp_path, "first.json", REF, "-i", HYP)
-    proc = run_subprocess(["gate", str(current), "--baseline", "baseline.json",
-                           "--update-baseline"], cwd=tmp_path)
+    proc = run_subprocess(
+        ["gate", str(current), "--baseline", "baseline.json", "--update-baseline"], cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stderr
     return tmp_path / "baseline.json"
 
 
 def gate(folder: Path, current: Path, *args: str, env=None):
-    return run_subprocess(["gate", str(current), "--baseline", "baseline.json", *args],
-                          cwd=folder, env=env)
+    return run_subprocess(
+        ["gate", str(current), "--baseline", "baseline.json", *args], cwd=folder, env=env
+    )
 
 
 def test_pass_on_identical_scores(tmp_path, baseline) -> None:
@@ -44,8 +46,9 @@ def test_pass_on_identical_scores(tmp_path, baseline) -> None:
 
 def test_fail_by_tolerance_with_per_metric_override(tmp_path, baseline) -> None:
     worse = tmp_path / "worse.de"
-    worse.write_text(Path(HYP).read_text(encoding="utf-8").replace("Der ", "Die "),
-                     encoding="utf-8")
+    worse.write_text(
+        Path(HYP).read_text(encoding="utf-8").replace("Der ", "Die "), encoding="utf-8"
+    )
     current = score(tmp_path, "now.json", REF, "-i", str(worse))
     strict = gate(tmp_path, current, "--tolerance", "0.1")
     assert strict.returncode == 3
@@ -90,11 +93,12 @@ def test_update_baseline_replaces_the_file(tmp_path, baseline) -> None:
 
 def test_json_junit_and_github_annotations(tmp_path, baseline) -> None:
     current = score(tmp_path, "now.json", REF, REF2, "-i", HYP)
-    proc = gate(tmp_path, current, "-f", "json", "--junit", "report.xml",
-                env={"GITHUB_ACTIONS": "true"})
+    proc = gate(
+        tmp_path, current, "-f", "json", "--junit", "report.xml", env={"GITHUB_ACTIONS": "true"}
+    )
     assert proc.returncode == 3
     text = proc.stdout.decode()
-    report = json.loads(text[:text.index("\n::error")])
+    report = json.loads(text[: text.index("\n::error")])
     assert report["passed"] is False
     assert {c["reason"] for c in report["checks"]} == {"signature"}
     assert "::error title=bleucli gate: BLEU::signature" in text
@@ -114,6 +118,7 @@ def test_bad_input_exits_1(tmp_path) -> None:
 
 # -- the statistical gate ----------------------------------------------------------------------
 
+
 def _variant(folder: Path, name: str, change) -> Path:
     lines = Path(HYP).read_text(encoding="utf-8").splitlines()
     path = folder / name
@@ -121,18 +126,31 @@ def _variant(folder: Path, name: str, change) -> Path:
     return path
 
 
-def _stat_gate(folder: Path, baseline_json: Path, current_json: Path, base_txt: str,
-               now_txt: str, *args: str):
-    return run_subprocess(["gate", str(current_json), "--baseline", str(baseline_json),
-                           "--baseline-output", base_txt, "--output", now_txt, *args],
-                          cwd=folder)
+def _stat_gate(
+    folder: Path, baseline_json: Path, current_json: Path, base_txt: str, now_txt: str, *args: str
+):
+    return run_subprocess(
+        [
+            "gate",
+            str(current_json),
+            "--baseline",
+            str(baseline_json),
+            "--baseline-output",
+            base_txt,
+            "--output",
+            now_txt,
+            *args,
+        ],
+        cwd=folder,
+    )
 
 
 def test_statistical_gate_passes_a_drop_that_is_noise(tmp_path) -> None:
     base = score(tmp_path, "base.json", REF, "-i", HYP)
     # one sentence of 30 loses a word: a real but tiny drop
-    slightly = _variant(tmp_path, "slightly.de",
-                        lambda lines: [lines[0].rsplit(" ", 1)[0]] + lines[1:])
+    slightly = _variant(
+        tmp_path, "slightly.de", lambda lines: [lines[0].rsplit(" ", 1)[0]] + lines[1:]
+    )
     now = score(tmp_path, "now.json", REF, "-i", str(slightly))
     plain = run_subprocess(["gate", str(now), "--baseline", str(base)], cwd=tmp_path)
     assert plain.returncode == 3  # any drop fails without the statistical gate
@@ -144,8 +162,9 @@ def test_statistical_gate_passes_a_drop_that_is_noise(tmp_path) -> None:
 
 def test_statistical_gate_fails_a_significant_drop(tmp_path) -> None:
     base = score(tmp_path, "base.json", REF, "-i", HYP)
-    broken = _variant(tmp_path, "broken.de", lambda lines: [" ".join(reversed(line.split()))
-                                                            for line in lines])
+    broken = _variant(
+        tmp_path, "broken.de", lambda lines: [" ".join(reversed(line.split())) for line in lines]
+    )
     now = score(tmp_path, "now.json", REF, "-i", str(broken))
     proc = _stat_gate(tmp_path, base, now, HYP, str(broken), "--refs", REF, "-f", "json")
     assert proc.returncode == 3
@@ -156,8 +175,9 @@ def test_statistical_gate_fails_a_significant_drop(tmp_path) -> None:
 
 def test_statistical_gate_takes_references_from_the_signature_test_set(tmp_path) -> None:
     base = score(tmp_path, "base.json", "-t", "sample", "-l", "en-de", "-i", HYP)
-    slightly = _variant(tmp_path, "slightly.de",
-                        lambda lines: [lines[0].rsplit(" ", 1)[0]] + lines[1:])
+    slightly = _variant(
+        tmp_path, "slightly.de", lambda lines: [lines[0].rsplit(" ", 1)[0]] + lines[1:]
+    )
     now = score(tmp_path, "now.json", "-t", "sample", "-l", "en-de", "-i", str(slightly))
     proc = _stat_gate(tmp_path, base, now, HYP, str(slightly))
     assert proc.returncode == 0, proc.stdout.decode() + proc.stderr.decode()
@@ -171,14 +191,16 @@ def test_statistical_gate_refuses_files_that_do_not_match_the_results(tmp_path) 
     wrong = _stat_gate(tmp_path, base, now, HYP, HYP, "--refs", REF)  # not the current output
     assert wrong.returncode == 1
     assert b"is it the right file?" in wrong.stderr and b"Traceback" not in wrong.stderr
-    half = run_subprocess(["gate", str(now), "--baseline", str(base), "--output", HYP],
-                          cwd=tmp_path)
+    half = run_subprocess(
+        ["gate", str(now), "--baseline", str(base), "--output", HYP], cwd=tmp_path
+    )
     assert half.returncode == 1 and b"needs both --baseline-output and --output" in half.stderr
     no_refs = _stat_gate(tmp_path, base, now, HYP, str(broken))
     assert no_refs.returncode == 1 and b"--refs" in no_refs.stderr
     short = tmp_path / "short.de"
-    short.write_text("".join(Path(HYP).read_text(encoding="utf-8").splitlines(True)[:3]),
-                     encoding="utf-8")
+    short.write_text(
+        "".join(Path(HYP).read_text(encoding="utf-8").splitlines(True)[:3]), encoding="utf-8"
+    )
     mismatch = _stat_gate(tmp_path, base, now, HYP, str(short), "--refs", REF)
     assert mismatch.returncode == 1
     assert b"short.de: 3 lines, but the references have 30" in mismatch.stderr

@@ -15,16 +15,58 @@ from bleucli.native import native
 from bleucli.tokenizers.mteval import tokenize_13a_python
 from tests.conftest import EXAMPLES, ROOT, sentences
 
-needs_native = pytest.mark.skipif(native is None, reason="the compiled core is not built "
-                                  "(no C compiler, or BLEUCLI_PUREPYTHON=1)")
+needs_native = pytest.mark.skipif(
+    native is None, reason="the compiled core is not built (no C compiler, or BLEUCLI_PUREPYTHON=1)"
+)
 
 #: Characters where engines could disagree: whitespace of every kind (str.split() splits on
 #: them, the 13a rules do not), astral and combining characters, zero-width characters,
 #: digits of other scripts (not [0-9]), markup the tokeniser rewrites.
-EDGE = ["\u00a0", "\u3000", "\u2028", "\u200b", "\u200d", "\ufeff", "\u0301", "\U0001f600",
-        "\U00020001", "\x1c", "\x85", "\t", "\n", "\r", " ", "٣", "1", "9", "0", ".", ",", "-",
-        "&quot;", "&amp;", "&lt;", "&gt;", "&", "<skipped>", "-\n", "a", "Z", "é", "中", "'",
-        "/", "@", "{", "~", "`", "^", "_", "\\", "$"]
+EDGE = [
+    "\u00a0",
+    "\u3000",
+    "\u2028",
+    "\u200b",
+    "\u200d",
+    "\ufeff",
+    "\u0301",
+    "\U0001f600",
+    "\U00020001",
+    "\x1c",
+    "\x85",
+    "\t",
+    "\n",
+    "\r",
+    " ",
+    "٣",
+    "1",
+    "9",
+    "0",
+    ".",
+    ",",
+    "-",
+    "&quot;",
+    "&amp;",
+    "&lt;",
+    "&gt;",
+    "&",
+    "<skipped>",
+    "-\n",
+    "a",
+    "Z",
+    "é",
+    "中",
+    "'",
+    "/",
+    "@",
+    "{",
+    "~",
+    "`",
+    "^",
+    "_",
+    "\\",
+    "$",
+]
 edge_text = st.lists(st.sampled_from(EDGE) | st.text(max_size=3), max_size=40).map("".join)
 
 
@@ -37,9 +79,12 @@ def test_13a_native_equals_python(line) -> None:
 
 @needs_native
 @settings(max_examples=600)
-@given(line=st.text(alphabet=st.characters(max_codepoint=255), max_size=60)
-       | st.lists(st.sampled_from([e for e in EDGE if max(map(ord, e)) < 256]), max_size=30)
-       .map("".join))
+@given(
+    line=st.text(alphabet=st.characters(max_codepoint=255), max_size=60)
+    | st.lists(st.sampled_from([e for e in EDGE if max(map(ord, e)) < 256]), max_size=30).map(
+        "".join
+    )
+)
 def test_13a_one_byte_path_equals_python(line) -> None:
     """ASCII and Latin-1 lines take a path of their own (no widening to UCS4)."""
     result = native.tokenize_13a(line)
@@ -53,8 +98,9 @@ def test_13a_on_long_lines() -> None:
     assert native.tokenize_13a(line) == tokenize_13a_python(line)
 
 
-tokens = st.sampled_from(["a", "b", "c", "the", "cat", "中", "\U0001f600", "é", "e\u0301"]) \
-    | st.text(min_size=1, max_size=3).filter(lambda t: t.split() == [t])
+tokens = st.sampled_from(
+    ["a", "b", "c", "the", "cat", "中", "\U0001f600", "é", "e\u0301"]
+) | st.text(min_size=1, max_size=3).filter(lambda t: t.split() == [t])
 separators = st.sampled_from([" ", "  ", "\u00a0", "\u3000", "\t", "\u2028", "\x1c"])
 
 
@@ -69,8 +115,7 @@ def tokenised(draw):
 
 @needs_native
 @settings(max_examples=400)
-@given(hyp=tokenised(), refs=st.lists(tokenised(), min_size=1, max_size=4),
-       order=st.integers(1, 6))
+@given(hyp=tokenised(), refs=st.lists(tokenised(), min_size=1, max_size=4), order=st.integers(1, 6))
 def test_bleu_stats_native_equals_python(hyp, refs, order) -> None:
     import bleucli
 
@@ -96,8 +141,9 @@ def _run(args: list[str], pure: bool) -> subprocess.CompletedProcess:
     env.pop("BLEUCLI_PUREPYTHON", None)
     if pure:
         env["BLEUCLI_PUREPYTHON"] = "1"
-    return subprocess.run([sys.executable, "-m", "bleucli", *args], capture_output=True,
-                          text=True, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "bleucli", *args], capture_output=True, text=True, env=env
+    )
 
 
 def test_engines_give_identical_output_and_say_which_runs() -> None:
@@ -105,8 +151,20 @@ def test_engines_give_identical_output_and_say_which_runs() -> None:
     assert pure.stdout.strip().endswith("(python engine)")
     if native is not None:
         assert _run(["--version"], pure=False).stdout.strip().endswith("(native engine)")
-    args = [str(EXAMPLES / "ref.de"), str(EXAMPLES / "ref2.de"), "-i", str(EXAMPLES / "hyp.de"),
-            "-m", "bleu", "chrf", "ter", "-w", "10", "-f", "text"]
+    args = [
+        str(EXAMPLES / "ref.de"),
+        str(EXAMPLES / "ref2.de"),
+        "-i",
+        str(EXAMPLES / "hyp.de"),
+        "-m",
+        "bleu",
+        "chrf",
+        "ter",
+        "-w",
+        "10",
+        "-f",
+        "text",
+    ]
     assert _run(args, pure=True).stdout == _run(args, pure=False).stdout
     sentence = [*args, "-sl"]
     assert _run(sentence, pure=True).stdout == _run(sentence, pure=False).stdout
@@ -114,8 +172,13 @@ def test_engines_give_identical_output_and_say_which_runs() -> None:
 
 @needs_native
 @settings(max_examples=400)
-@given(hyp=edge_text | sentences, refs=st.lists(edge_text | sentences, min_size=1, max_size=3),
-       char_order=st.integers(0, 7), word_order=st.integers(0, 3), whitespace=st.booleans())
+@given(
+    hyp=edge_text | sentences,
+    refs=st.lists(edge_text | sentences, min_size=1, max_size=3),
+    char_order=st.integers(0, 7),
+    word_order=st.integers(0, 3),
+    whitespace=st.booleans(),
+)
 def test_chrf_stats_native_equals_python(hyp, refs, char_order, word_order, whitespace) -> None:
     """Per reference, the compiled chrF statistics equal the pure-Python engine's."""
     import bleucli
@@ -137,9 +200,34 @@ def test_chrf_stats_rejects_bad_arguments() -> None:
         native.chrf_stats(["a"], [], 6, 0, False)
 
 
-ZH_EDGE = ["中", "文", "。", "，", "\u2014", "\u201c", "\u3000", "\uff0c", "\U00020001", "\u2e80",
-           "\u33ff", "\u3400", ".", ",", "-", "1", "9", " ", "\t", "a", "&", "(", "/", "\u00a0",
-           "\u2028", "é"]
+ZH_EDGE = [
+    "中",
+    "文",
+    "。",
+    "，",
+    "\u2014",
+    "\u201c",
+    "\u3000",
+    "\uff0c",
+    "\U00020001",
+    "\u2e80",
+    "\u33ff",
+    "\u3400",
+    ".",
+    ",",
+    "-",
+    "1",
+    "9",
+    " ",
+    "\t",
+    "a",
+    "&",
+    "(",
+    "/",
+    "\u00a0",
+    "\u2028",
+    "é",
+]
 
 
 @needs_native
@@ -181,8 +269,8 @@ def ter_pair(draw):
         elif kind == "del":
             del hyp[min(at, len(hyp) - 1)]
         else:
-            block = hyp[at:at + draw(st.integers(1, 6))]
-            del hyp[at:at + len(block)]
+            block = hyp[at : at + draw(st.integers(1, 6))]
+            del hyp[at : at + len(block)]
             to = draw(st.integers(0, len(hyp)))
             hyp[to:to] = block
     return hyp, ref

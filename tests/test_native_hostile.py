@@ -18,8 +18,9 @@ import pytest
 from bleucli.native import native
 from tests.conftest import ROOT
 
-needs_native = pytest.mark.skipif(native is None, reason="the compiled core is not built "
-                                  "(no C compiler, or BLEUCLI_PUREPYTHON=1)")
+needs_native = pytest.mark.skipif(
+    native is None, reason="the compiled core is not built (no C compiler, or BLEUCLI_PUREPYTHON=1)"
+)
 
 
 class ShrinkOnCollect:
@@ -52,8 +53,9 @@ def sentences(n: int) -> list[str]:
 
 
 @needs_native
-@pytest.mark.parametrize("entry", ["bleu_stats", "chrf_stats", "tokenize_13a_many",
-                                   "ter_edits", "sum_int_rows"])
+@pytest.mark.parametrize(
+    "entry", ["bleu_stats", "chrf_stats", "tokenize_13a_many", "ter_edits", "sum_int_rows"]
+)
 def test_lists_emptied_during_the_call_change_nothing(entry) -> None:
     """Every entry point owns what it reads before it allocates a Python object (even
     CPython's PyList_AsTuple reads a list after allocating), so a collection that empties
@@ -71,9 +73,12 @@ def test_lists_emptied_during_the_call_change_nothing(entry) -> None:
     function = getattr(native, entry)
 
     def fresh() -> tuple:  # deep copies: the originals stay for the expected result
-        return tuple([list(a) if isinstance(a, list) and a and isinstance(a[0], list)
-                      else a for a in (list(x) if isinstance(x, list) else x
-                                       for x in arguments[entry]())])
+        return tuple(
+            [
+                list(a) if isinstance(a, list) and a and isinstance(a[0], list) else a
+                for a in (list(x) if isinstance(x, list) else x for x in arguments[entry]())
+            ]
+        )
 
     expected = function(*fresh())
     args = fresh()
@@ -99,8 +104,9 @@ def _subprocess(code: str, pure: bool) -> dict:
     env.pop("BLEUCLI_PUREPYTHON", None)
     if pure:
         env["BLEUCLI_PUREPYTHON"] = "1"
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                          timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(proc.stdout)
 
@@ -153,12 +159,12 @@ def test_order_1000_on_a_2000_word_line() -> None:
     ref = [str(rng.randrange(50)) for _ in range(2000)]
     matches = []
     for n in (1, 2, 3):
-        hyp_counts = Counter(tuple(hyp[i:i + n]) for i in range(2000 - n + 1))
-        ref_counts = Counter(tuple(ref[i:i + n]) for i in range(2000 - n + 1))
+        hyp_counts = Counter(tuple(hyp[i : i + n]) for i in range(2000 - n + 1))
+        ref_counts = Counter(tuple(ref[i : i + n]) for i in range(2000 - n + 1))
         matches.append(sum(min(c, ref_counts[g]) for g, c in hyp_counts.items()))
     assert compiled["bleu"][:5] == [2000, 2000, *matches]
     assert len(compiled["bleu"]) == 2 + 2 * 1000 and len(compiled["chrf"]) == 3 * 2000
-    assert compiled["bleu"][2 + 1000:2 + 1000 + 3] == [2000, 1999, 1998]  # totals per order
+    assert compiled["bleu"][2 + 1000 : 2 + 1000 + 3] == [2000, 1999, 1998]  # totals per order
     if not CHECKED:
         assert compiled["mib"] < 16
 
@@ -176,10 +182,12 @@ def test_memory_does_not_grow_with_the_order() -> None:
 def test_orders_beyond_the_limit_are_one_error_for_both_engines() -> None:
     import bleucli
 
-    for make in (lambda: bleucli.BLEU(max_ngram_order=1001),
-                 lambda: bleucli.CHRF(char_order=1001),
-                 lambda: bleucli.CHRF(word_order=5000),
-                 lambda: bleucli.BLEU(max_ngram_order=0)):
+    for make in (
+        lambda: bleucli.BLEU(max_ngram_order=1001),
+        lambda: bleucli.CHRF(char_order=1001),
+        lambda: bleucli.CHRF(word_order=5000),
+        lambda: bleucli.BLEU(max_ngram_order=0),
+    ):
         with pytest.raises(bleucli.ConfigError, match="must be a whole number from"):
             make()
 
@@ -230,7 +238,9 @@ def test_ter_accepts_sparse_word_ids() -> None:
     from bleucli.metrics.ter_edit import translation_edit_rate
 
     hyp, ref = [10**15, 5, 7, 10**12, 5], [5, 10**15, 7, 5, 3]
-    assert native.ter_edits(hyp, ref) == translation_edit_rate(
-        [str(w) for w in hyp], [str(w) for w in ref])[0]
+    assert (
+        native.ter_edits(hyp, ref)
+        == translation_edit_rate([str(w) for w in hyp], [str(w) for w in ref])[0]
+    )
     with pytest.raises(ValueError, match="non-negative"):
         native.ter_edits([-3], [1])

@@ -26,12 +26,17 @@ def lines(path: str) -> list[str]:
 
 def both(test: str, systems, refs, n_samples: int, monkeypatch):
     monkeypatch.setenv("SACREBLEU_SEED", "12345")
-    theirs_metrics = {"BLEU": sacrebleu.BLEU(references=refs), "CHRF": sacrebleu.CHRF(
-        references=refs), "TER": sacrebleu.TER(references=refs)}
-    _, theirs = PairedTest(systems, theirs_metrics, None, test_type=test,
-                           n_samples=n_samples)()
-    ours_metrics = {"bleu": bleucli.BLEU(references=refs), "chrf": bleucli.CHRF(
-        references=refs), "ter": bleucli.TER(references=refs)}
+    theirs_metrics = {
+        "BLEU": sacrebleu.BLEU(references=refs),
+        "CHRF": sacrebleu.CHRF(references=refs),
+        "TER": sacrebleu.TER(references=refs),
+    }
+    _, theirs = PairedTest(systems, theirs_metrics, None, test_type=test, n_samples=n_samples)()
+    ours_metrics = {
+        "bleu": bleucli.BLEU(references=refs),
+        "chrf": bleucli.CHRF(references=refs),
+        "ter": bleucli.TER(references=refs),
+    }
     ours, signatures = run_paired(test, ours_metrics, systems, n_samples)
     return ours, theirs, signatures
 
@@ -50,8 +55,7 @@ def assert_same(ours, theirs) -> None:
 def test_generated_systems_match_sacrebleu(data, monkeypatch_session) -> None:
     n = data.draw(st.integers(3, 25))
     refs = [data.draw(st.lists(sentences, min_size=n, max_size=n))]
-    systems = [(f"s{k}", data.draw(st.lists(sentences, min_size=n, max_size=n)))
-               for k in range(3)]
+    systems = [(f"s{k}", data.draw(st.lists(sentences, min_size=n, max_size=n))) for k in range(3)]
     for test, samples in (("bs", 200), ("ar", 300)):
         ours, theirs, _ = both(test, systems, refs, samples, monkeypatch_session)
         assert_same(ours, theirs)
@@ -72,9 +76,28 @@ def test_cli_paired_bs_text_and_json(write) -> None:
     other = write("other.de", lines(REF2))
     text = run_cli([REF, "-i", HYP, other, "-m", "bleu", "ter", "--paired-bs", "-f", "text"])
     assert text.exit_code == 0, text.stderr
-    assert "Baseline: " in text.stdout and "(p = " in text.stdout and "BLEU (μ ± 95% CI)" in text.stdout
-    record = json.loads(run_cli([REF, "-i", HYP, other, "--paired-ar", "-parn", "500",
-                                 "-f", "json", "--json-layout", "bleucli"]).stdout)
+    assert (
+        "Baseline: " in text.stdout
+        and "(p = " in text.stdout
+        and "BLEU (μ ± 95% CI)" in text.stdout
+    )
+    record = json.loads(
+        run_cli(
+            [
+                REF,
+                "-i",
+                HYP,
+                other,
+                "--paired-ar",
+                "-parn",
+                "500",
+                "-f",
+                "json",
+                "--json-layout",
+                "bleucli",
+            ]
+        ).stdout
+    )
     assert record["test"] == "ar" and record["samples"] == 500
     assert record["systems"][0]["BLEU"]["p_value"] is None
     assert 0 < record["systems"][1]["BLEU"]["p_value"] <= 1
@@ -88,13 +111,33 @@ def test_cli_paired_json_is_sacrebleus_layout(write) -> None:
 
     other = write("other.de", lines(REF2))
     ours = json.loads(run_cli([REF, "-i", HYP, other, "--paired-bs", "-f", "json"]).stdout)
-    theirs = subprocess.run([sys.executable, "-m", "sacrebleu", REF, "-i", HYP, other,
-                             "--paired-bs", "-f", "json"], capture_output=True, text=True,
-                            env={**os.environ, "SACREBLEU_SEED": "12345"})
+    theirs = subprocess.run(
+        [sys.executable, "-m", "sacrebleu", REF, "-i", HYP, other, "--paired-bs", "-f", "json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SACREBLEU_SEED": "12345"},
+    )
     assert theirs.returncode == 0, theirs.stderr
     assert ours == json.loads(theirs.stdout)
-    three = json.loads(run_cli([REF, "-i", HYP, other, "-m", "bleu", "chrf", "ter",
-                                "--paired-ar", "-parn", "100", "-f", "json"]).stdout)
+    three = json.loads(
+        run_cli(
+            [
+                REF,
+                "-i",
+                HYP,
+                other,
+                "-m",
+                "bleu",
+                "chrf",
+                "ter",
+                "--paired-ar",
+                "-parn",
+                "100",
+                "-f",
+                "json",
+            ]
+        ).stdout
+    )
     assert [row["system"] for row in three] == [f"Baseline: {HYP}", other]
     assert set(three[1]) == {"system", "BLEU", "chrF2", "TER"}
     assert isinstance(three[1]["TER"]["p_value"], float) and three[1]["TER"]["mean"] is None
@@ -125,8 +168,26 @@ def test_table_renderers() -> None:
 @pytest.mark.parametrize("test", ["--paired-bs", "--paired-ar"])
 def test_paired_jobs_do_not_change_results(write, monkeypatch, test) -> None:
     other, third = write("o.de", lines(REF2)), write("t.de", lines(REF))
-    args = [REF, "-i", HYP, other, third, "-m", "bleu", "chrf", "ter", test,
-            "-pbsn", "300", "-parn", "300", "-f", "json", "-w", "4"]
+    args = [
+        REF,
+        "-i",
+        HYP,
+        other,
+        third,
+        "-m",
+        "bleu",
+        "chrf",
+        "ter",
+        test,
+        "-pbsn",
+        "300",
+        "-parn",
+        "300",
+        "-f",
+        "json",
+        "-w",
+        "4",
+    ]
     serial = run_cli([*args, "-j", "1"]).stdout
     assert run_cli([*args, "-j", "3"]).stdout == serial  # parallel statistics only
     monkeypatch.setattr("bleucli.paired.PARALLEL_TESTS_WORK", 0)
@@ -145,6 +206,7 @@ def test_automatic_jobs_follow_sacrebleu(monkeypatch) -> None:
 
 def test_systems_can_be_named(write) -> None:
     other = write("o.de", lines(REF2))
-    out = run_cli([REF, "-i", f"mine:{HYP}", f"theirs:{other}", "--paired-ar", "-parn", "100",
-                   "-f", "json"]).stdout
+    out = run_cli(
+        [REF, "-i", f"mine:{HYP}", f"theirs:{other}", "--paired-ar", "-parn", "100", "-f", "json"]
+    ).stdout
     assert [s["system"] for s in json.loads(out)] == ["Baseline: mine", "theirs"]

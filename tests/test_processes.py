@@ -27,16 +27,23 @@ def big_corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     rng = random.Random(7)
     hyp, ref = folder / "hyp.txt", folder / "ref.txt"
     for path in (hyp, ref):
-        path.write_text("".join(" ".join(rng.choice(WORDS) for _ in range(14)) + "\n"
-                                for _ in range(100_000)), encoding="utf-8")
+        path.write_text(
+            "".join(" ".join(rng.choice(WORDS) for _ in range(14)) + "\n" for _ in range(100_000)),
+            encoding="utf-8",
+        )
     return hyp, ref
 
 
 def _start(args: list[str]) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-m", "bleucli", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env,
-                            start_new_session=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "bleucli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        env=env,
+        start_new_session=True,
+    )
 
 
 def _children(pid: int) -> list[int]:
@@ -114,13 +121,16 @@ def test_closed_stdout_with_jobs_ends_the_run(big_corpus) -> None:
 
 
 @pytest.mark.skipif(shutil.which("script") is None, reason="needs util-linux `script` for a tty")
-@pytest.mark.parametrize(("args", "bar"), [
-    ([], "bleucli: scoring hyp.txt"),  # one system, streamed
-    (["-m", "bleu", "chrf", "--paired-bs", "-pbsn", "20"], "bleucli: paired bootstrap"),
-    (["-ci", "-cin", "20", "-m", "ter"], "bleucli: scoring with 20 bootstrap resamples"),
-    (["--rank", "-pbsn", "20"], "bleucli: ranking (20 samples)"),
-    (["analyze", "--top", "2"], "bleucli: analysing"),
-])
+@pytest.mark.parametrize(
+    ("args", "bar"),
+    [
+        ([], "bleucli: scoring hyp.txt"),  # one system, streamed
+        (["-m", "bleu", "chrf", "--paired-bs", "-pbsn", "20"], "bleucli: paired bootstrap"),
+        (["-ci", "-cin", "20", "-m", "ter"], "bleucli: scoring with 20 bootstrap resamples"),
+        (["--rank", "-pbsn", "20"], "bleucli: ranking (20 samples)"),
+        (["analyze", "--top", "2"], "bleucli: analysing"),
+    ],
+)
 def test_progress_on_a_terminal_only(big_corpus, tmp_path, args, bar) -> None:
     hyp, ref = big_corpus
     small_hyp, small_ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
@@ -129,17 +139,33 @@ def test_progress_on_a_terminal_only(big_corpus, tmp_path, args, bar) -> None:
     several = "--paired-bs" in args or "--rank" in args or "analyze" in args
     inputs = [str(small_hyp), str(small_ref)] if several else [str(small_hyp)]
     sub = ["analyze"] if args[:1] == ["analyze"] else []
-    command = [sys.executable, "-m", "bleucli", *sub, str(small_ref), "-i", *inputs,
-               *args[len(sub):]]
+    command = [
+        sys.executable,
+        "-m",
+        "bleucli",
+        *sub,
+        str(small_ref),
+        "-i",
+        *inputs,
+        *args[len(sub) :],
+    ]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     quoted = " ".join(shlex.quote(c) for c in command)
     log = tmp_path / "tty.log"
-    tty = subprocess.run(["script", "-qec", quoted + " > /dev/null", str(log)], env=env,
-                         capture_output=True, timeout=120)
+    tty = subprocess.run(
+        ["script", "-qec", quoted + " > /dev/null", str(log)],
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
     assert tty.returncode == 0, log.read_text(errors="replace")
     assert bar in log.read_text(errors="replace")
-    quiet = subprocess.run(["script", "-qec", quoted + " -q > /dev/null", str(log)], env=env,
-                           capture_output=True, timeout=120)
+    quiet = subprocess.run(
+        ["script", "-qec", quoted + " -q > /dev/null", str(log)],
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
     assert quiet.returncode == 0 and "bleucli: " not in log.read_text(errors="replace")
     piped = subprocess.run(command, env=env, capture_output=True, timeout=120)
     assert piped.returncode == 0 and bar.encode() not in piped.stderr

@@ -42,8 +42,11 @@ def holm_brute_force(p_values: list[float]) -> list[float]:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.floats(0.0, 1.0) | st.sampled_from([0.001, 0.01, 0.05, 0.5]),
-                min_size=1, max_size=10))
+@given(
+    st.lists(
+        st.floats(0.0, 1.0) | st.sampled_from([0.001, 0.01, 0.05, 0.5]), min_size=1, max_size=10
+    )
+)
 def test_holm_equals_the_step_down_procedure(p_values) -> None:
     got = holm(p_values)
     expected = holm_brute_force(p_values)
@@ -56,8 +59,11 @@ def test_holm_worked_example() -> None:
 
 
 def clusters_brute_force(order: list[str], better) -> list[int]:
-    boundaries = [r for r in range(len(order) - 1)
-                  if all(better(order[r], order[q]) for q in range(r + 1, len(order)))]
+    boundaries = [
+        r
+        for r in range(len(order) - 1)
+        if all(better(order[r], order[q]) for q in range(r + 1, len(order)))
+    ]
     return [1 + sum(1 for b in boundaries if b < position) for position in range(len(order))]
 
 
@@ -66,8 +72,9 @@ def test_clusters_follow_the_definition(n, data) -> None:
     names = [f"s{k}" for k in range(n)]
     relation = {(a, b): data.draw(st.booleans()) for a in names for b in names if a != b}
     better = relation.__getitem__ if n > 1 else (lambda a, b: False)
-    assert clusters(names, lambda a, b: better((a, b))) == \
-        clusters_brute_force(names, lambda a, b: better((a, b)))
+    assert clusters(names, lambda a, b: better((a, b))) == clusters_brute_force(
+        names, lambda a, b: better((a, b))
+    )
 
 
 def test_clusters_worked_example() -> None:
@@ -92,8 +99,9 @@ def test_rank_systems_against_brute_force(data) -> None:
     n_lines = data.draw(st.integers(2, 25))
     n_samples = data.draw(st.integers(40, 120))
     grid = st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]) | st.floats(0, 1, width=32)
-    scores = [data.draw(st.lists(grid, min_size=n_lines, max_size=n_lines))
-              for _ in range(n_systems)]
+    scores = [
+        data.draw(st.lists(grid, min_size=n_lines, max_size=n_lines)) for _ in range(n_systems)
+    ]
     higher = data.draw(st.booleans())
     metric, systems = _segment_metric(scores)
     rows = [metric.per_sentence_stats(hyps, None) for hyps in systems]
@@ -120,18 +128,25 @@ def test_rank_systems_against_brute_force(data) -> None:
         ranks = []
         for s in range(n_samples):
             mine = resampled[k][s]
-            ranks.append(1 + sum(1 for j in range(n_systems)
-                                 if (resampled[j][s] > mine if higher else resampled[j][s] < mine)))
+            ranks.append(
+                1
+                + sum(
+                    1
+                    for j in range(n_systems)
+                    if (resampled[j][s] > mine if higher else resampled[j][s] < mine)
+                )
+            )
         ranks.sort()
-        assert (by_name[name].rank_low, by_name[name].rank_high) == \
-            (ranks[drop], ranks[n_samples - 1 - drop])
+        assert (by_name[name].rank_low, by_name[name].rank_high) == (
+            ranks[drop],
+            ranks[n_samples - 1 - drop],
+        )
         mean, ci = estimate_ci(np.array(resampled[k]))
         assert by_name[name].mean == pytest.approx(float(mean), rel=1e-6)
         assert by_name[name].ci == pytest.approx(float(ci), rel=1e-6, abs=1e-9)
     # every pair: the paired bootstrap test (SacreBLEU's p-value), then Holm
     pairs = [(i, j) for i in range(n_systems) for j in range(i + 1, n_systems)]
-    raw = [paired_bootstrap(metric, rows[i], rows[j], n_samples, 12345).p_value
-           for i, j in pairs]
+    raw = [paired_bootstrap(metric, rows[i], rows[j], n_samples, 12345).p_value for i, j in pairs]
     corrected = holm_brute_force(raw)
     for (i, j), p, adjusted in zip(pairs, raw, corrected):
         key = tuple(sorted((names[i], names[j])))
@@ -139,15 +154,17 @@ def test_rank_systems_against_brute_force(data) -> None:
         assert ranking.corrected[key] == pytest.approx(adjusted)
     # order by score, ties in input order; clusters from the corrected tests
     totals = [sum(values) / len(values) for values in scores]
-    expected_order = sorted(range(n_systems),
-                            key=lambda k: (-totals[k] if higher else totals[k], k))
+    expected_order = sorted(
+        range(n_systems), key=lambda k: (-totals[k] if higher else totals[k], k)
+    )
     assert [s.name for s in ranking.systems] == [names[k] for k in expected_order]
 
     def better(a: str, b: str) -> bool:
         sa, sb = by_name[a].score, by_name[b].score
         key = tuple(sorted((a, b)))
-        return (sa > sb if higher else sa < sb) and corrected[pairs.index(
-            (names.index(key[0]), names.index(key[1])))] < ALPHA
+        return (sa > sb if higher else sa < sb) and corrected[
+            pairs.index((names.index(key[0]), names.index(key[1])))
+        ] < ALPHA
 
     order = [s.name for s in ranking.systems]
     assert [s.cluster for s in ranking.systems] == clusters_brute_force(order, better)
@@ -192,19 +209,32 @@ def test_rank_errors() -> None:
 def test_rank_with_approximate_randomisation_uses_that_test() -> None:
     from bleucli.paired import paired_randomization
 
-    metric, systems = _segment_metric([[0.1, 0.9, 0.4, 0.3], [0.2, 0.8, 0.9, 0.9],
-                                       [0.0, 0.1, 0.2, 0.3]])
+    metric, systems = _segment_metric(
+        [[0.1, 0.9, 0.4, 0.3], [0.2, 0.8, 0.9, 0.9], [0.0, 0.1, 0.2, 0.3]]
+    )
     rows = [metric.per_sentence_stats(h, None) for h in systems]
     ranking = rank_systems(metric, rows, ["a", "b", "c"], "ar", 100, 3)
     assert ranking.p_values["a", "b"] == pytest.approx(
-        paired_randomization(metric, rows[0], rows[1], 100, 3).p_value)
+        paired_randomization(metric, rows[0], rows[1], 100, 3).p_value
+    )
     assert bleucli.BLEU().higher_is_better and not bleucli.TER().higher_is_better
 
 
 def test_report_and_gate_read_the_ranking_json(tmp_path) -> None:
     ref = str(EXAMPLES / "ref.de")
-    args = [ref, "-i", f"a:{EXAMPLES / 'hyp.de'}", f"b:{EXAMPLES / 'hyp2.de'}", "--rank",
-            "-m", "bleu", "-pbsn", "60", "-f", "json"]
+    args = [
+        ref,
+        "-i",
+        f"a:{EXAMPLES / 'hyp.de'}",
+        f"b:{EXAMPLES / 'hyp2.de'}",
+        "--rank",
+        "-m",
+        "bleu",
+        "-pbsn",
+        "60",
+        "-f",
+        "json",
+    ]
     path = tmp_path / "rank.json"
     path.write_text(run_cli(args).stdout, encoding="utf-8")
     report = run_cli(["report", str(path), "-f", "tsv"])

@@ -28,8 +28,11 @@ def test_report_table_formats(write, cache_dir) -> None:
     both = run_cli(["report", base, sample, "-f", "json"])
     data = json.loads(both.stdout)
     assert [s["system"] for s in data["systems"]] == ["base", "s"]
-    assert {"test": "sample/en-de", "metric": "BLEU",
-            "score": json.loads(Path(sample).read_text())[0]["score"]} in data["systems"][1]["scores"]
+    assert {
+        "test": "sample/en-de",
+        "metric": "BLEU",
+        "score": json.loads(Path(sample).read_text())[0]["score"],
+    } in data["systems"][1]["scores"]
     latex = run_cli(["report", base, sample, "-f", "latex"]).stdout
     assert "\\toprule" in latex and "% Signatures:" in latex
     assert "not comparable" not in latex

@@ -15,18 +15,33 @@ import pytest
 from tests.conftest import run_cli
 
 pytest.importorskip("matplotlib", reason="figures need the plot extra (bleucli[plot])")
-playwright_api = pytest.importorskip("playwright.sync_api", reason="Playwright's Python package "
-                                     "is part of the test extra")
+playwright_api = pytest.importorskip(
+    "playwright.sync_api", reason="Playwright's Python package is part of the test extra"
+)
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no system Chromium (Debian's chromium "
-                                "package; .ci/run installs it where apt-get is available)")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="no system Chromium (Debian's chromium "
+    "package; .ci/run installs it where apt-get is available)",
+)
 
 #: Chromium flags for a closed network and a root user (the machine's own rules).
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-SYSTEMS = ["baseline-transformer-big", "candidate-with-backtranslation",
-           "candidate-with-document-context", "online-commercial-system-A"]
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SYSTEMS = [
+    "baseline-transformer-big",
+    "candidate-with-backtranslation",
+    "candidate-with-document-context",
+    "online-commercial-system-A",
+]
 METRICS = ["BLEU", "chrF2", "TER"]
 
 
@@ -36,13 +51,16 @@ def report(tmp_path_factory) -> Path:
     rng = random.Random(5)
     vocabulary = [f"w{k}" for k in range(300)]
     folder = tmp_path_factory.mktemp("report")
-    refs = [" ".join(rng.choice(vocabulary) for _ in range(rng.randint(3, 70)))
-            for _ in range(240)]
+    refs = [" ".join(rng.choice(vocabulary) for _ in range(rng.randint(3, 70))) for _ in range(240)]
     (folder / "ref.txt").write_text("\n".join(refs) + "\n", encoding="utf-8")
     args = ["analyze", str(folder / "ref.txt"), "-m", "bleu", "chrf", "ter"]
     for k, name in enumerate(SYSTEMS):
-        lines = [" ".join(w if rng.random() > 0.1 * (k + 1) else rng.choice(vocabulary)
-                          for w in ref.split()) for ref in refs]
+        lines = [
+            " ".join(
+                w if rng.random() > 0.1 * (k + 1) else rng.choice(vocabulary) for w in ref.split()
+            )
+            for ref in refs
+        ]
         path = folder / f"{name}.txt"
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         args += ["-i", f"{name}:{path}"]

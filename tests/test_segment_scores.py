@@ -47,9 +47,14 @@ class WordCount(Metric):
 
 
 @settings(max_examples=15, deadline=None)
-@given(test=st.sampled_from(["bs", "ar"]),
-       systems=st.lists(st.lists(st.sampled_from(["a", "b c", "d e f", "", "g h i j"]),
-                                 min_size=6, max_size=6), min_size=2, max_size=3))
+@given(
+    test=st.sampled_from(["bs", "ar"]),
+    systems=st.lists(
+        st.lists(st.sampled_from(["a", "b c", "d e f", "", "g h i j"]), min_size=6, max_size=6),
+        min_size=2,
+        max_size=3,
+    ),
+)
 def test_paired_tests_on_external_scores_equal_a_metric_with_those_scores(test, systems) -> None:
     """The paired tests on scores read from outside equal the same tests run on a metric
     that computes those very segment scores itself."""
@@ -61,8 +66,9 @@ def test_paired_tests_on_external_scores_equal_a_metric_with_those_scores(test, 
     pairs = [(f"s{k}", hyps) for k, hyps in enumerate(systems)]
     expected, _ = run_paired(test, {"wc": known}, pairs, 50)
     got, _ = run_paired(test, {"wc": external}, pairs, 50)
-    assert [(r.score, r.p_value, r.mean, r.ci) for r in got["WC"]] == \
-        [(r.score, r.p_value, r.mean, r.ci) for r in expected["WC"]]
+    assert [(r.score, r.p_value, r.mean, r.ci) for r in got["WC"]] == [
+        (r.score, r.p_value, r.mean, r.ci) for r in expected["WC"]
+    ]
 
 
 def _scores(n: int, offset: float = 0.0) -> list[str]:
@@ -79,8 +85,7 @@ def test_corpus_score_is_the_mean_with_hash_signature(write) -> None:
     assert records["COMET"]["score"] == round(mean, 4)  # at least 4 decimals by default
     assert records["COMET"]["agg"] == "mean" and len(records["COMET"]["scores"]) == 8
     changed = write("b.comet", values[:-1] + ["0.99"])
-    other = json.loads(run_cli([REF, "-i", HYP, "--segment-scores",
-                                f"COMET={changed}"]).stdout)
+    other = json.loads(run_cli([REF, "-i", HYP, "--segment-scores", f"COMET={changed}"]).stdout)
     assert {r["name"]: r for r in other}["COMET"]["scores"] != records["COMET"]["scores"]
     same = json.loads(run_cli([REF, "-i", HYP, "--segment-scores", f"COMET={path}"]).stdout)
     assert {r["name"]: r for r in same}["COMET"]["signature"] == records["COMET"]["signature"]
@@ -109,8 +114,9 @@ def test_confidence_paired_sentence_level_and_tables(write) -> None:
     other = write("other.de", [line.replace("der", "die") for line in LINES])
     ci = run_cli([REF, "-i", HYP, "--segment-scores", f"Q={a}", "-ci", "-f", "text"])
     assert ci.exit_code == 0 and "Q|nrefs:1|bs:1000|seed:12345|agg:mean" in ci.stdout
-    paired = run_cli([REF, "-i", HYP, other, "--segment-scores", f"Q={a},{b}", "-pbs",
-                      "-f", "json"])
+    paired = run_cli(
+        [REF, "-i", HYP, other, "--segment-scores", f"Q={a},{b}", "-pbs", "-f", "json"]
+    )
     assert paired.exit_code == 0, paired.stderr
     rows = json.loads(paired.stdout)
     assert rows[1]["Q"]["p_value"] is not None and "BLEU" in rows[1]
@@ -119,8 +125,9 @@ def test_confidence_paired_sentence_level_and_tables(write) -> None:
     body = [line for line in sentences.stdout.splitlines() if not line.startswith("#")]
     assert body[0].split("\t") == ["line", "system", "BLEU", "Q"] or "Q" in body[0]
     column = body[0].split("\t").index("Q")
-    assert [float(row.split("\t")[column]) for row in body[1:]] == \
-        pytest.approx([float(v) for v in _scores(len(LINES))], abs=1e-4)
+    assert [float(row.split("\t")[column]) for row in body[1:]] == pytest.approx(
+        [float(v) for v in _scores(len(LINES))], abs=1e-4
+    )
     for fmt in ("text", "markdown", "latex", "html", "tsv"):
         table = run_cli([REF, "-i", HYP, other, "--segment-scores", f"Q={a},{b}", "-f", fmt])
         assert table.exit_code == 0 and "agg:mean" in table.stdout
@@ -141,13 +148,16 @@ def test_report_and_gate_read_segment_results(write, tmp_path) -> None:
     assert report.exit_code == 0 and "COMET" in report.stdout
 
 
-@pytest.mark.parametrize("content, message", [
-    (["0.5"] * 3, "3 segment scores but the system has"),
-    (["0.5", "abc"] + ["0.5"] * 28, ":2: 'abc' is not a number"),
-    (["nan"] + ["0.5"] * 29, ":1: 'nan' is not a finite number"),
-    (["0.5"] * 29 + ["inf"], ":30: 'inf' is not a finite number"),
-    ([], "empty file"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (["0.5"] * 3, "3 segment scores but the system has"),
+        (["0.5", "abc"] + ["0.5"] * 28, ":2: 'abc' is not a number"),
+        (["nan"] + ["0.5"] * 29, ":1: 'nan' is not a finite number"),
+        (["0.5"] * 29 + ["inf"], ":30: 'inf' is not a finite number"),
+        ([], "empty file"),
+    ],
+)
 def test_bad_score_files_are_one_line_errors(write, content, message) -> None:
     path = write("bad.txt", content)
     result = run_cli([REF, "-i", HYP, "--segment-scores", f"COMET={path}"])
@@ -156,13 +166,16 @@ def test_bad_score_files_are_one_line_errors(write, content, message) -> None:
     assert "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize("value, message, code", [
-    ("COMET", "expected NAME=FILE", 2),
-    ("bleu={a}", "cannot name a metric", 2),
-    ("a|b={a}", "cannot name a metric", 2),
-    ("COMET={a},{a}", "2 file(s) for 1 system(s)", 2),
-    ("COMET={a}.tsv:nope", "no such file", 1),
-])
+@pytest.mark.parametrize(
+    "value, message, code",
+    [
+        ("COMET", "expected NAME=FILE", 2),
+        ("bleu={a}", "cannot name a metric", 2),
+        ("a|b={a}", "cannot name a metric", 2),
+        ("COMET={a},{a}", "2 file(s) for 1 system(s)", 2),
+        ("COMET={a}.tsv:nope", "no such file", 1),
+    ],
+)
 def test_bad_options(write, value, message, code) -> None:
     a = write("a.txt", _scores(len(LINES)))
     result = run_cli([REF, "-i", HYP, "--segment-scores", value.format(a=a)])
@@ -183,6 +196,9 @@ def test_missing_tsv_column_and_json_field(write) -> None:
 def test_bleu_chrf_ter_results_unchanged_by_segment_metrics(write) -> None:
     a = write("a.txt", _scores(len(LINES)))
     plain = json.loads(run_cli([REF, "-i", HYP, "-m", "bleu", "chrf", "ter", "-w", "4"]).stdout)
-    mixed = json.loads(run_cli([REF, "-i", HYP, "-m", "bleu", "chrf", "ter", "-w", "4",
-                                "--segment-scores", f"C={a}"]).stdout)
+    mixed = json.loads(
+        run_cli(
+            [REF, "-i", HYP, "-m", "bleu", "chrf", "ter", "-w", "4", "--segment-scores", f"C={a}"]
+        ).stdout
+    )
     assert [r for r in mixed if r["name"] != "C"] == plain

@@ -17,9 +17,23 @@ import pytest
 from tests.conftest import ROOT
 
 #: What a build leaves in a working tree; never copied, never tracked.
-BUILD_LEFTOVERS = ("build", "dist", "*.egg-info", "*.so", "*.pyd", "*.o", "*.dylib",
-                   "__pycache__", ".git", ".pytest_cache", ".ruff_cache", ".mypy_cache",
-                   ".hypothesis", ".venv", ".test-cache")
+BUILD_LEFTOVERS = (
+    "build",
+    "dist",
+    "*.egg-info",
+    "*.so",
+    "*.pyd",
+    "*.o",
+    "*.dylib",
+    "__pycache__",
+    ".git",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".mypy_cache",
+    ".hypothesis",
+    ".venv",
+    ".test-cache",
+)
 COMPILED_SUFFIXES = (".so", ".pyd", ".o", ".dylib", ".dll", ".a")
 
 
@@ -38,9 +52,13 @@ def copy_source_tree(dest: Path) -> Path:
 
 
 def build_wheel(source: Path, out: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "-w",
-                           str(out), str(source)], capture_output=True, text=True, env=env,
-                          timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "-w", str(out), str(source)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     if proc.returncode != 0 and "Could not find a version" in proc.stdout + proc.stderr:
         pytest.skip("PyPI unreachable: the build backend could not be installed")
     return proc
@@ -57,9 +75,17 @@ def test_ci_runs_the_readme_commands_in_order() -> None:
     what a new user sees (and cannot drift from the README)."""
     script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert 'for n in 1 2; do\n    cmd=$(readme_command "$n")' in script
-    extracted = subprocess.run(["bash", "-c", "source <(sed -n '/^readme_command()/,/^}/p' "
-                                ".ci/run); readme_command 1; readme_command 2"],
-                               cwd=ROOT, capture_output=True, text=True)
+    extracted = subprocess.run(
+        [
+            "bash",
+            "-c",
+            "source <(sed -n '/^readme_command()/,/^}/p' "
+            ".ci/run); readme_command 1; readme_command 2",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert extracted.returncode == 0, extracted.stderr
     assert extracted.stdout.splitlines() == readme_commands()
 
@@ -69,10 +95,16 @@ def test_no_compiled_file_is_tracked() -> None:
     the tree could load it although the C sources have changed since."""
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("not a git checkout")
-    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
-                             check=True).stdout.splitlines()
-    compiled = [name for name in tracked if name.endswith(COMPILED_SUFFIXES)
-                or name.startswith(("build/", "dist/")) or ".egg-info/" in name]
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    compiled = [
+        name
+        for name in tracked
+        if name.endswith(COMPILED_SUFFIXES)
+        or name.startswith(("build/", "dist/"))
+        or ".egg-info/" in name
+    ]
     assert compiled == []
 
 
@@ -95,24 +127,49 @@ def test_readme_command_1_then_the_wheel_tests_in_the_same_clone(tmp_path: Path)
     command 1 left behind must not change what the test sees. Twice, as a user re-runs."""
     clone = copy_source_tree(tmp_path / "clone")
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
-                   check=True, capture_output=True)
-    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}",
-           "VIRTUAL_ENV": str(venv), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
+        check=True,
+        capture_output=True,
+    )
+    env = {
+        **os.environ,
+        "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}",
+        "VIRTUAL_ENV": str(venv),
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
     env.pop("PYTHONPATH", None)
     command_1 = readme_commands()[0]
     for attempt in (1, 2):
-        run = subprocess.run(["bash", "-c", command_1], cwd=clone, env=env,
-                             capture_output=True, text=True, timeout=900)
+        run = subprocess.run(
+            ["bash", "-c", command_1],
+            cwd=clone,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         if run.returncode != 0 and "Could not find a version" in run.stdout + run.stderr:
             pytest.skip("PyPI unreachable: the build backend could not be installed")
         assert run.returncode == 0, (attempt, run.stdout[-2000:], run.stderr[-2000:])
         assert '"name": "BLEU"' in run.stdout and '"score": 59.9' in run.stdout
         assert (clone / "build").is_dir()  # what made the old test fail
         inner = subprocess.run(
-            [str(venv / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider",
-             "tests/test_setup.py::test_install_without_a_compiler_falls_back_with_one_notice"],
-            cwd=clone, env=env, capture_output=True, text=True, timeout=900)
+            [
+                str(venv / "bin" / "python"),
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "tests/test_setup.py::test_install_without_a_compiler_falls_back_with_one_notice",
+            ],
+            cwd=clone,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         assert inner.returncode == 0, (attempt, inner.stdout[-3000:], inner.stderr[-2000:])
         assert "1 passed" in inner.stdout
 
@@ -125,16 +182,20 @@ def test_a_core_older_than_its_sources_is_not_used(tmp_path: Path) -> None:
     if native is None:
         pytest.skip("the compiled core is not built (no C compiler, or BLEUCLI_PUREPYTHON=1)")
     package = tmp_path / "bleucli"
-    shutil.copytree(ROOT / "bleucli", package,
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "bleucli", package, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy2(native.__file__, package / Path(native.__file__).name)
     assert source_hash(str(package)) == native.SOURCE_HASH
     env = {k: v for k, v in os.environ.items() if k != "BLEUCLI_PUREPYTHON"}
     env["PYTHONPATH"] = str(tmp_path)
 
     def version() -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "bleucli", "--version"], cwd=tmp_path,
-                              env=env, capture_output=True, text=True)
+        return subprocess.run(
+            [sys.executable, "-m", "bleucli", "--version"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
 
     fresh = version()
     assert fresh.stdout.endswith("(native engine)\n") and fresh.stderr == ""

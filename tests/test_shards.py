@@ -25,8 +25,11 @@ def test_random_split_points_give_identical_scores(data, cuts) -> None:
     points = sorted({0, len(hyps), *(c for c in cuts if c <= len(hyps))})
     for metric in (bleucli.BLEU(), bleucli.CHRF(word_order=2), bleucli.TER()):
         whole = metric.corpus_score(hyps, refs)
-        shards = [metric.extract_stats(hyps[a:b], [r[a:b] for r in refs])
-                  for a, b in zip(points, points[1:]) if b > a]
+        shards = [
+            metric.extract_stats(hyps[a:b], [r[a:b] for r in refs])
+            for a, b in zip(points, points[1:])
+            if b > a
+        ]
         total = shards[0]
         for shard in shards[1:]:
             total = total + shard
@@ -43,7 +46,8 @@ def test_multi_reference_ter_merges_to_within_float_rounding(data, cut) -> None:
     if cut < len(hyps):
         merged = merged + metric.extract_stats(hyps[cut:], [r[cut:] for r in refs])
     assert metric.score_from_stats(merged).score == pytest.approx(
-        metric.corpus_score(hyps, refs).score, abs=1e-9)
+        metric.corpus_score(hyps, refs).score, abs=1e-9
+    )
 
 
 def test_cli_stats_and_merge(write) -> None:
@@ -55,8 +59,9 @@ def test_cli_stats_and_merge(write) -> None:
         assert out.exit_code == 0, out.stderr
         shards.append(write(f"shard{k}.json", out.stdout))
     merged = run_cli(["merge", *shards, "-w", "8", "-f", "text"]).stdout.splitlines()
-    whole = run_cli([REF, REF2, "-i", HYP, "-m", "bleu", "chrf", "ter", "-w", "8",
-                     "-f", "text"]).stdout.splitlines()
+    whole = run_cli(
+        [REF, REF2, "-i", HYP, "-m", "bleu", "chrf", "ter", "-w", "8", "-f", "text"]
+    ).stdout.splitlines()
     assert merged == whole
     document = json.loads(Path(shards[0]).read_text())
     assert document["format"] == "bleucli-stats" and document["metrics"][0]["sentences"] == 11
@@ -99,8 +104,9 @@ def test_sentence_level_several_systems_in_every_format() -> None:
     """Several systems: every row names its system and line, and carries the signature."""
     args = [REF, "-i", HYP, REF2, "-sl", "-m", "bleu", "chrf"]
     records = [json.loads(line) for line in run_cli([*args, "-f", "json"]).stdout.splitlines()]
-    assert [(r["system"], r["line"]) for r in records] == \
-        [(HYP, k) for k in range(1, 31)] + [(REF2, k) for k in range(1, 31)]
+    assert [(r["system"], r["line"]) for r in records] == [(HYP, k) for k in range(1, 31)] + [
+        (REF2, k) for k in range(1, 31)
+    ]
     expected = bleucli.CHRF().sentence_score(lines(REF2)[6], [lines(REF)[6]])
     assert records[36]["chrF2"] == round(expected.score, 1)
     tsv = run_cli([*args, "-f", "tsv"]).stdout.splitlines()
@@ -120,17 +126,22 @@ def test_dask_local_cluster_equals_single_process() -> None:
     from bleucli.distributed import score_dask
 
     hyp, ref, ref2 = lines(HYP), lines(REF), lines(REF2)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
-            distributed.Client(cluster):
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
         bag = db.from_sequence(list(zip(hyp, ref, ref2)), npartitions=4)
         results = score_dask(bag, ["bleu", "chrf", "ter"], {"chrf": {"word_order": 2}})
         frame = dd.from_pandas(pd.DataFrame({"hyp": hyp, "ref": ref}), npartitions=3)
         single = score_dask(frame, ["bleu"])
     assert results["bleu"][0].score == bleucli.BLEU().corpus_score(hyp, [ref, ref2]).score
-    assert results["chrf"][0].score == bleucli.CHRF(word_order=2).corpus_score(
-        hyp, [ref, ref2]).score
+    assert (
+        results["chrf"][0].score == bleucli.CHRF(word_order=2).corpus_score(hyp, [ref, ref2]).score
+    )
     assert results["ter"][0].score == pytest.approx(
-        bleucli.TER().corpus_score(hyp, [ref, ref2]).score, abs=1e-9)
+        bleucli.TER().corpus_score(hyp, [ref, ref2]).score, abs=1e-9
+    )
     assert str(results["bleu"][1].get_signature()).startswith("nrefs:2|")
     assert single["bleu"][0].score == bleucli.BLEU().corpus_score(hyp, [ref]).score

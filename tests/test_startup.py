@@ -18,17 +18,42 @@ REF, HYP = str(EXAMPLES / "ref.de"), str(EXAMPLES / "hyp.de")
 
 #: What scoring a file never needs.
 NOT_FOR_A_PLAIN_SCORE = (
-    "bleucli.testsets.loader", "bleucli.testsets.registry", "bleucli.testsets.download",
-    "bleucli.testsets.store", "bleucli.testsets.extract", "bleucli.testsets.formats",
-    "bleucli.shards", "bleucli.commands.paired", "bleucli.commands.testset_info",
-    "bleucli.commands.rank", "bleucli.commands.documents", "bleucli.significance",
-    "bleucli.analysis", "bleucli.sacrebleu_compat", "requests", "urllib3", "tarfile",
-    "zipfile", "numpy", "logging", "filelock", "platformdirs", "tabulate", "pathlib",
-    "tempfile", "shutil",
+    "bleucli.testsets.loader",
+    "bleucli.testsets.registry",
+    "bleucli.testsets.download",
+    "bleucli.testsets.store",
+    "bleucli.testsets.extract",
+    "bleucli.testsets.formats",
+    "bleucli.shards",
+    "bleucli.commands.paired",
+    "bleucli.commands.testset_info",
+    "bleucli.commands.rank",
+    "bleucli.commands.documents",
+    "bleucli.significance",
+    "bleucli.analysis",
+    "bleucli.sacrebleu_compat",
+    "requests",
+    "urllib3",
+    "tarfile",
+    "zipfile",
+    "numpy",
+    "logging",
+    "filelock",
+    "platformdirs",
+    "tabulate",
+    "pathlib",
+    "tempfile",
+    "shutil",
 )
 #: What --help and --version never need.
-NOT_FOR_HELP = ("click", "bleucli.cli", "bleucli.metrics", "bleucli.metrics.base",
-                "bleucli.commands", *NOT_FOR_A_PLAIN_SCORE)
+NOT_FOR_HELP = (
+    "click",
+    "bleucli.cli",
+    "bleucli.metrics",
+    "bleucli.metrics.base",
+    "bleucli.commands",
+    *NOT_FOR_A_PLAIN_SCORE,
+)
 
 
 #: Runs ``bleucli ARGS`` in-process and reports every module it added to ``sys.modules``
@@ -47,8 +72,14 @@ def imported(*args: str) -> set[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("BLEUCLI_")}
     env["PYTHONPATH"] = str(ROOT)
     env["BLEUCLI_CACHE"] = os.environ["BLEUCLI_CACHE"]
-    proc = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True,
-                          env=env, cwd=ROOT, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return set(json.loads(proc.stderr.rsplit("MODULES ", 1)[1]))
 
@@ -62,11 +93,23 @@ def test_a_plain_score_loads_only_what_it_needs() -> None:
 def test_a_score_that_logs_a_message_still_logs_it() -> None:
     """logging loads with the first message (a notice here), which still reaches stderr."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-m", "bleucli", REF, "-i", HYP, "-b", "-j", "999"],
-                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "bleucli", REF, "-i", HYP, "-b", "-j", "999"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert proc.returncode == 0 and proc.stderr.startswith("bleucli: -j 999: using ")
-    quiet = subprocess.run([sys.executable, "-m", "bleucli", REF, "-i", HYP, "-b", "-j", "999",
-                            "-q"], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    quiet = subprocess.run(
+        [sys.executable, "-m", "bleucli", REF, "-i", HYP, "-b", "-j", "999", "-q"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert quiet.returncode == 0 and quiet.stderr == ""
 
 

@@ -36,8 +36,9 @@ def test_chunked_scores_equal_sacrebleu(small_chunks) -> None:
     result = run_cli([REF, REF2, "-i", HYP, "-m", "bleu", "chrf", "ter", "--jobs", "2"])
     records = json.loads(result.stdout)
     hyps, refs = lines(HYP), [lines(REF), lines(REF2)]
-    expected = [m.corpus_score(hyps, refs) for m in
-                (sacrebleu.BLEU(), sacrebleu.CHRF(), sacrebleu.TER())]
+    expected = [
+        m.corpus_score(hyps, refs) for m in (sacrebleu.BLEU(), sacrebleu.CHRF(), sacrebleu.TER())
+    ]
     assert [r["score"] for r in records] == [round(e.score, 1) for e in expected]
     assert [r["nrefs"] for r in records] == ["2", "2", "2"]
 

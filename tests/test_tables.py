@@ -21,14 +21,27 @@ def tables(fmt: str) -> dict[str, str]:
     """Every table kind bleucli prints, in ``fmt``."""
     out = {
         "multi": run_cli([REF, *SYSTEMS, "-m", "bleu", "chrf", "-f", fmt]),
-        "paired": run_cli([REF, *SYSTEMS, "-m", "bleu", "chrf", "--paired-bs", "-pbsn", "50",
-                           "-f", fmt]),
+        "paired": run_cli(
+            [REF, *SYSTEMS, "-m", "bleu", "chrf", "--paired-bs", "-pbsn", "50", "-f", fmt]
+        ),
         "paired-ar": run_cli([REF, *SYSTEMS, "--paired-ar", "-parn", "50", "-f", fmt]),
-        "rank": run_cli([REF, *SYSTEMS, "-m", "bleu", "ter", "--rank", "-pbsn", "50",
-                         "--segment-scores",
-                         f"COMET={EXAMPLES / 'hyp.seg'},{EXAMPLES / 'hyp2.seg'}", "-f", fmt]),
-        "documents": run_cli([REF, *SYSTEMS, "--docids", str(EXAMPLES / "docids.txt"),
-                              "-f", fmt]),
+        "rank": run_cli(
+            [
+                REF,
+                *SYSTEMS,
+                "-m",
+                "bleu",
+                "ter",
+                "--rank",
+                "-pbsn",
+                "50",
+                "--segment-scores",
+                f"COMET={EXAMPLES / 'hyp.seg'},{EXAMPLES / 'hyp2.seg'}",
+                "-f",
+                fmt,
+            ]
+        ),
+        "documents": run_cli([REF, *SYSTEMS, "--docids", str(EXAMPLES / "docids.txt"), "-f", fmt]),
     }
     for name, result in out.items():
         assert result.exit_code == 0, (name, result.stderr)
@@ -43,18 +56,43 @@ def test_latex_tables_compile(tmp_path) -> None:
     results.write_text(run_cli([REF, "-i", HYP, "-m", "bleu", "chrf"]).stdout)
     report = run_cli(["report", f"sys_1&%:{results}", "-f", "latex"])
     assert report.exit_code == 0
-    analysis = run_cli(["analyze", REF, "-i", f"base_1&%:{HYP}", f"o#2:{REF2}", "-s",
-                        str(EXAMPLES / "src.en"), "--top", "2", "-f", "latex"])
+    analysis = run_cli(
+        [
+            "analyze",
+            REF,
+            "-i",
+            f"base_1&%:{HYP}",
+            f"o#2:{REF2}",
+            "-s",
+            str(EXAMPLES / "src.en"),
+            "--top",
+            "2",
+            "-f",
+            "latex",
+        ]
+    )
     assert analysis.exit_code == 0, analysis.stderr
     bodies = [*tables("latex").values(), report.stdout, analysis.stdout]
     for body in bodies:
         assert "% " in body and "\\toprule" in body
-    document = "\n".join(["\\documentclass{article}", "\\usepackage[utf8]{inputenc}",
-                          "\\usepackage{booktabs}", "\\begin{document}",
-                          *[f"{body}\n\n" for body in bodies], "\\end{document}"])
+    document = "\n".join(
+        [
+            "\\documentclass{article}",
+            "\\usepackage[utf8]{inputenc}",
+            "\\usepackage{booktabs}",
+            "\\begin{document}",
+            *[f"{body}\n\n" for body in bodies],
+            "\\end{document}",
+        ]
+    )
     (tmp_path / "t.tex").write_text(document, encoding="utf-8")
-    proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert (tmp_path / "t.pdf").stat().st_size > 1000
 
@@ -74,8 +112,9 @@ def test_markdown_keeps_signatures_in_markdown() -> None:
         assert lines[0].startswith("|") or (name == "rank" and lines[0].startswith("**")), name
         assert any(line.startswith("|--") or line.startswith("|:-") for line in lines), name
         signature_lines = [line for line in lines if "nrefs:" in line]
-        assert signature_lines and all(line.startswith("- ") and "`nrefs:" in line
-                                       for line in signature_lines), name
+        assert signature_lines and all(
+            line.startswith("- ") and "`nrefs:" in line for line in signature_lines
+        ), name
         assert "-----------------" not in lines  # the text legend's rule lines
 
 
@@ -118,18 +157,23 @@ def test_report_reads_what_other_commands_write(kind, tmp_path) -> None:
     path.write_text(body, encoding="utf-8")
     result = run_cli(["report", str(path), "-f", "json", "-w", "1"])
     assert result.exit_code == 0, result.stderr
-    systems = {s["system"]: {x["metric"]: x["score"] for x in s["scores"]}
-               for s in json.loads(result.stdout)["systems"]}
+    systems = {
+        s["system"]: {x["metric"]: x["score"] for x in s["scores"]}
+        for s in json.loads(result.stdout)["systems"]
+    }
     assert set(systems) == {f"{kind}: base_μ&_%", f"{kind}: other#2"}
     single = json.loads(run_cli([REF, "-i", REF2, "-m", "bleu", "-w", "1"]).stdout)
     assert systems[f"{kind}: other#2"]["BLEU"] == pytest.approx(single["score"], abs=0.051)
 
 
 def test_report_reads_sacrebleu_paired_layout_and_its_own_json(tmp_path) -> None:
-    sacrebleu_layout = [{"system": "Baseline: a", "BLEU": {"score": 30.5, "p_value": None,
-                                                          "mean": 30.4, "ci": 1.2}},
-                        {"system": "b", "BLEU": {"score": 31.5, "p_value": 0.04,
-                                                 "mean": 31.4, "ci": 1.1}}]
+    sacrebleu_layout = [
+        {
+            "system": "Baseline: a",
+            "BLEU": {"score": 30.5, "p_value": None, "mean": 30.4, "ci": 1.2},
+        },
+        {"system": "b", "BLEU": {"score": 31.5, "p_value": 0.04, "mean": 31.4, "ci": 1.1}},
+    ]
     path = tmp_path / "sb.json"
     path.write_text(json.dumps(sacrebleu_layout))
     first = run_cli(["report", str(path), "-f", "json"])
@@ -138,15 +182,17 @@ def test_report_reads_sacrebleu_paired_layout_and_its_own_json(tmp_path) -> None
     again.write_text(first.stdout)
     second = run_cli(["report", f"r:{again}", "-f", "json"])
     assert second.exit_code == 0, second.stderr
-    scores = [(s["system"], s["scores"][0]["score"])
-              for s in json.loads(second.stdout)["systems"]]
+    scores = [(s["system"], s["scores"][0]["score"]) for s in json.loads(second.stdout)["systems"]]
     assert scores == [("r: sb: a", 30.5), ("r: sb: b", 31.5)]
 
 
 def test_report_ignores_the_version_field(tmp_path) -> None:
     record = json.loads(run_cli([REF, "-i", HYP]).stdout)
-    older = {**record, "signature": record["signature"].replace(
-        record["version"], "2.4.0"), "version": "2.4.0"}
+    older = {
+        **record,
+        "signature": record["signature"].replace(record["version"], "2.4.0"),
+        "version": "2.4.0",
+    }
     paths = []
     for name, data in (("new", record), ("old", older)):
         path = tmp_path / f"{name}.json"
@@ -167,8 +213,7 @@ def test_single_system_json_round_trips_through_the_result_schema(tmp_path) -> N
     import bleucli
     from bleucli.results import load_results
 
-    written = run_cli([REF, "-i", HYP, "-m", "bleu", "chrf", "ter", "-w", "4", "-ci", "-cin",
-                       "20"])
+    written = run_cli([REF, "-i", HYP, "-m", "bleu", "chrf", "ter", "-w", "4", "-ci", "-cin", "20"])
     path = tmp_path / "r.json"
     path.write_text(written.stdout)
     records = load_results(str(path))
@@ -193,10 +238,15 @@ def test_docs_worked_example_runs_and_its_latex_compiles(tmp_path) -> None:
     from tests.conftest import ROOT, run_subprocess
 
     text = (ROOT / "docs" / "significance.md").read_text(encoding="utf-8")
-    section = text[text.index("## External segment metrics"):]
-    block = section[section.index("```bash") + 7:section.index("```", section.index("```bash") + 7)]
-    commands = [line for line in re.sub(r"\\\n\s*", " ", block).splitlines()
-                if line.strip() and not line.lstrip().startswith("#")]
+    section = text[text.index("## External segment metrics") :]
+    block = section[
+        section.index("```bash") + 7 : section.index("```", section.index("```bash") + 7)
+    ]
+    commands = [
+        line
+        for line in re.sub(r"\\\n\s*", " ", block).splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
     assert len(commands) == 2
     for command in commands:
         argv = shlex.split(command.split(">")[0])
@@ -206,10 +256,16 @@ def test_docs_worked_example_runs_and_its_latex_compiles(tmp_path) -> None:
         output = proc.stdout.decode()
     assert "corr:holm" in output and "\\toprule" in output
     if shutil.which("pdflatex"):
-        (tmp_path / "r.tex").write_text("\\documentclass{article}\\usepackage{booktabs}"
-                                        "\\begin{document}\n" + output +
-                                        "\n\\end{document}\n", encoding="utf-8")
-        done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
-                               "r.tex"], cwd=tmp_path, capture_output=True, text=True,
-                              timeout=120)
+        (tmp_path / "r.tex").write_text(
+            "\\documentclass{article}\\usepackage{booktabs}"
+            "\\begin{document}\n" + output + "\n\\end{document}\n",
+            encoding="utf-8",
+        )
+        done = subprocess.run(
+            ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "r.tex"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode == 0, done.stdout[-2000:]

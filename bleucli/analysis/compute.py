@@ -47,14 +47,22 @@ class Table:
     panels: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def record(self) -> dict[str, Any]:
-        return {"key": self.key, "title": self.title, "headers": self.headers,
-                "rows": self.rows, "signatures": self.signatures, "note": self.note}
+        return {
+            "key": self.key,
+            "title": self.title,
+            "headers": self.headers,
+            "rows": self.rows,
+            "signatures": self.signatures,
+            "note": self.note,
+        }
 
     def cells(self, width: int) -> list[list[str]]:
         """The rows as text, floats at ``width`` decimals (or a column's minimum)."""
         widths = [max(width, self.digits.get(h, 0)) for h in self.headers]
-        return [[f"{v:.{w}f}" if isinstance(v, float) else str(v) for v, w in zip(row, widths)]
-                for row in self.rows]
+        return [
+            [f"{v:.{w}f}" if isinstance(v, float) else str(v) for v, w in zip(row, widths)]
+            for row in self.rows
+        ]
 
 
 @dataclass
@@ -89,15 +97,30 @@ class Analysis:
 
     def record(self) -> dict[str, Any]:
         def example(e: Example) -> dict[str, Any]:
-            return {"line": e.line, "source": e.source, "references": e.references,
-                    "outputs": e.outputs, "scores": e.scores, "difference": e.difference}
+            return {
+                "line": e.line,
+                "source": e.source,
+                "references": e.references,
+                "outputs": e.outputs,
+                "scores": e.scores,
+                "difference": e.difference,
+            }
 
-        return {"systems": self.systems, "signatures": self.signatures,
-                "tables": [t.record() for t in self.tables],
-                "examples": [{"baseline": c.baseline, "system": c.system, "metric": c.metric,
-                              "better_baseline": [example(e) for e in c.better_baseline],
-                              "better_system": [example(e) for e in c.better_system]}
-                             for c in self.comparisons]}
+        return {
+            "systems": self.systems,
+            "signatures": self.signatures,
+            "tables": [t.record() for t in self.tables],
+            "examples": [
+                {
+                    "baseline": c.baseline,
+                    "system": c.system,
+                    "metric": c.metric,
+                    "better_baseline": [example(e) for e in c.better_baseline],
+                    "better_system": [example(e) for e in c.better_system],
+                }
+                for c in self.comparisons
+            ],
+        }
 
 
 def bucket_label(value: int, edges: Sequence[int]) -> str:
@@ -122,40 +145,52 @@ def frequency_labels() -> list[str]:
 
 
 def length_labels() -> list[str]:
-    return [bucket_label(e - 1, LENGTH_EDGES) for e in LENGTH_EDGES] + \
-        [bucket_label(LENGTH_EDGES[-1], LENGTH_EDGES)]
+    return [bucket_label(e - 1, LENGTH_EDGES) for e in LENGTH_EDGES] + [
+        bucket_label(LENGTH_EDGES[-1], LENGTH_EDGES)
+    ]
 
 
 class Inputs:
     """Everything an analysis reads: systems, references, source, metrics and their rows."""
 
-    def __init__(self, names: list[str], outputs: list[list[str]], references: list[list[str]],
-                 metrics: dict[str, Metric], words: Any, sources: list[str] | None = None,
-                 signatures: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        names: list[str],
+        outputs: list[list[str]],
+        references: list[list[str]],
+        metrics: dict[str, Metric],
+        words: Any,
+        sources: list[str] | None = None,
+        signatures: dict[str, str] | None = None,
+    ) -> None:
         self.names, self.outputs, self.references = names, outputs, references
         self.metrics = dict(sorted(metrics.items()))
         self.words = words  # str -> list of tokens
         self.sources = sources
         self.signatures = signatures or {}
-        self.rows = {key: [metric.per_sentence_stats(lines, None) for lines in outputs]
-                     for key, metric in self.metrics.items()}
-        self.display = {key: metric.score_from_values(sum_rows(self.rows[key][0])).name
-                        for key, metric in self.metrics.items()}
+        self.rows = {
+            key: [metric.per_sentence_stats(lines, None) for lines in outputs]
+            for key, metric in self.metrics.items()
+        }
+        self.display = {
+            key: metric.score_from_values(sum_rows(self.rows[key][0])).name
+            for key, metric in self.metrics.items()
+        }
         # per-line results that several analyses (and every pair with the baseline) reuse
         self._sentence: dict[tuple[str, int], list[float]] = {}
         self._matched: dict[tuple[int, int], Counter] = {}
 
     def score(self, key: str, system: int, lines: Sequence[int]) -> float:
         metric = self.metrics[key]
-        return metric.score_from_values(sum_rows([self.rows[key][system][i]
-                                                  for i in lines])).score
+        return metric.score_from_values(sum_rows([self.rows[key][system][i] for i in lines])).score
 
     def sentence_scores(self, key: str, system: int) -> list[float]:
         """Per-line scores; BLEU's with effective order (as ``-sl``)."""
         if (key, system) not in self._sentence:
             scorer = sentence_scorer(self.metrics[key])
-            self._sentence[key, system] = [scorer.score_from_values(row).score
-                                           for row in self.rows[key][system]]
+            self._sentence[key, system] = [
+                scorer.score_from_values(row).score for row in self.rows[key][system]
+            ]
         return self._sentence[key, system]
 
     def metric_columns(self) -> list[tuple[str, int]]:
@@ -190,14 +225,19 @@ def overview(inputs: Inputs) -> Table:
     headers = ["System", "Lines", *(inputs.display[key] for key in inputs.metrics)]
     if bleu is not None:
         headers.append("Length ratio")
-    return Table("overview", "Scores and length ratio (hypothesis / reference words)",
-                 headers, rows, _signatures(inputs), digits={"Length ratio": 3})
+    return Table(
+        "overview",
+        "Scores and length ratio (hypothesis / reference words)",
+        headers,
+        rows,
+        _signatures(inputs),
+        digits={"Length ratio": 3},
+    )
 
 
 def _signatures(inputs: Inputs, keys: Sequence[str] | None = None) -> list[str]:
     keys = list(inputs.metrics) if keys is None else keys
-    return [f"{inputs.display[k]}: {inputs.signatures[k]}" for k in keys
-            if k in inputs.signatures]
+    return [f"{inputs.display[k]}: {inputs.signatures[k]}" for k in keys if k in inputs.signatures]
 
 
 def by_buckets(inputs: Inputs, key: str, title: str, lengths: list[int]) -> Table:
@@ -216,8 +256,9 @@ def score_bands(inputs: Inputs, key: str) -> Table:
 
     per_system = [inputs.sentence_scores(key, k) for k in range(len(inputs.names))]
     top = 100.0
-    if isinstance(inputs.metrics[key], SegmentScores) and \
-            all(0.0 <= v <= 1.0 for values in per_system for v in values):
+    if isinstance(inputs.metrics[key], SegmentScores) and all(
+        0.0 <= v <= 1.0 for values in per_system for v in values
+    ):
         top = 1.0
     width = top / 10
     labels = [f"{k * width:g}-{(k + 1) * width:g}" for k in range(10)]
@@ -228,11 +269,15 @@ def score_bands(inputs: Inputs, key: str) -> Table:
             band = min(max(int(scaled), 0), len(labels) - 1)
             counts[band][k] += 1
     name = inputs.display[key]
-    return Table(f"bands-{name}", f"Lines per sentence-{name} band", ["Band", *inputs.names],
-                 [[label, *row] for label, row in zip(labels, counts)],
-                 _signatures(inputs, [key]),
-                 f"ten bands from 0 to {top:g}; the last includes {top:g}" +
-                 ("; sentence BLEU with effective order" if name == "BLEU" else ""))
+    return Table(
+        f"bands-{name}",
+        f"Lines per sentence-{name} band",
+        ["Band", *inputs.names],
+        [[label, *row] for label, row in zip(labels, counts)],
+        _signatures(inputs, [key]),
+        f"ten bands from 0 to {top:g}; the last includes {top:g}"
+        + ("; sentence BLEU with effective order" if name == "BLEU" else ""),
+    )
 
 
 def word_accuracy(inputs: Inputs, frequencies: Counter, frequency_source: str) -> Table:
@@ -258,11 +303,15 @@ def word_accuracy(inputs: Inputs, frequencies: Counter, frequency_source: str) -
             matched, hyp = per_system[k][label]
             row.append(f_measure(matched, hyp, ref_words[label]))
         rows.append(row)
-    return Table("words", "Word F-measure by word frequency",
-                 ["Frequency", "Ref words", *inputs.names], rows,
-                 [f"words: {inputs.signatures.get('words', '')}"],
-                 f"frequencies from {frequency_source}; first reference",
-                 digits=dict.fromkeys(inputs.names, 4))
+    return Table(
+        "words",
+        "Word F-measure by word frequency",
+        ["Frequency", "Ref words", *inputs.names],
+        rows,
+        [f"words: {inputs.signatures.get('words', '')}"],
+        f"frequencies from {frequency_source}; first reference",
+        digits=dict.fromkeys(inputs.names, 4),
+    )
 
 
 def f_measure(matched: int, hyp_words: int, ref_words: int) -> float:
@@ -290,7 +339,7 @@ def matched_ngrams(inputs: Inputs, k: int, n: int) -> Counter:
 
 
 def _ngrams(tokens: list[str], n: int) -> Counter:
-    return Counter(" ".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+    return Counter(" ".join(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
 
 
 def ngram_differences(inputs: Inputs, other: int, top: int, baseline: int = 0) -> Table:
@@ -299,15 +348,19 @@ def ngram_differences(inputs: Inputs, other: int, top: int, baseline: int = 0) -
         a, b = matched_ngrams(inputs, baseline, n), matched_ngrams(inputs, other, n)
         differences = [(a[g] - b[g], g) for g in set(a) | set(b) if a[g] != b[g]]
         for sign, label in ((1, inputs.names[baseline]), (-1, inputs.names[other])):
-            chosen = sorted((d for d in differences if d[0] * sign > 0),
-                            key=lambda d: (-abs(d[0]), d[1]))[:top]
+            chosen = sorted(
+                (d for d in differences if d[0] * sign > 0), key=lambda d: (-abs(d[0]), d[1])
+            )[:top]
             rows += [[n, label, gram, a[gram], b[gram], d] for d, gram in chosen]
     name_a, name_b = inputs.names[baseline], inputs.names[other]
-    return Table(f"ngrams-{other}", f"N-grams matched more often: {name_a} vs {name_b}",
-                 ["n", "More often in", "N-gram", f"Matches {name_a}", f"Matches {name_b}",
-                  "Difference"], rows, [f"words: {inputs.signatures.get('words', '')}"],
-                 f"top {top} per order and direction; matches clipped per line by the "
-                 f"references' counts")
+    return Table(
+        f"ngrams-{other}",
+        f"N-grams matched more often: {name_a} vs {name_b}",
+        ["n", "More often in", "N-gram", f"Matches {name_a}", f"Matches {name_b}", "Difference"],
+        rows,
+        [f"words: {inputs.signatures.get('words', '')}"],
+        f"top {top} per order and direction; matches clipped per line by the references' counts",
+    )
 
 
 def examples(inputs: Inputs, key: str, other: int, top: int, baseline: int = 0) -> Comparison:
@@ -316,36 +369,59 @@ def examples(inputs: Inputs, key: str, other: int, top: int, baseline: int = 0) 
     order = sorted(range(len(a)), key=lambda i: (-(a[i] - b[i]), i))
 
     def build(i: int) -> Example:
-        return Example(i + 1, inputs.sources[i] if inputs.sources else None,
-                       [stream[i] for stream in inputs.references],
-                       {inputs.names[baseline]: inputs.outputs[baseline][i],
-                        inputs.names[other]: inputs.outputs[other][i]},
-                       {inputs.names[baseline]: a[i], inputs.names[other]: b[i]}, a[i] - b[i])
+        return Example(
+            i + 1,
+            inputs.sources[i] if inputs.sources else None,
+            [stream[i] for stream in inputs.references],
+            {
+                inputs.names[baseline]: inputs.outputs[baseline][i],
+                inputs.names[other]: inputs.outputs[other][i],
+            },
+            {inputs.names[baseline]: a[i], inputs.names[other]: b[i]},
+            a[i] - b[i],
+        )
 
     better_a = [build(i) for i in order[:top] if a[i] > b[i]]
     reverse = sorted(range(len(a)), key=lambda i: (a[i] - b[i], i))
     better_b = [build(i) for i in reverse[:top] if b[i] > a[i]]
-    return Comparison(inputs.names[baseline], inputs.names[other], inputs.display[key],
-                      better_a, better_b)
+    return Comparison(
+        inputs.names[baseline], inputs.names[other], inputs.display[key], better_a, better_b
+    )
 
 
-def groups_table(inputs: Inputs, key: str, title: str, groups: dict[str, list[int]],
-                 label: str) -> Table:
-    rows = [[name, len(lines), *(inputs.score(m, k, lines)
-                                 for m, k in inputs.metric_columns())]
-            for name, lines in groups.items() if lines]
+def groups_table(
+    inputs: Inputs, key: str, title: str, groups: dict[str, list[int]], label: str
+) -> Table:
+    rows = [
+        [name, len(lines), *(inputs.score(m, k, lines) for m, k in inputs.metric_columns())]
+        for name, lines in groups.items()
+        if lines
+    ]
     panels: dict[str, dict[str, int]] = {}
     for column, (metric, k) in enumerate(inputs.metric_columns(), start=2):
         panels.setdefault(inputs.display[metric], {})[inputs.names[k]] = column
-    return Table(key, title, [label, "Lines", *inputs.column_names()], rows, _signatures(inputs),
-                 panels=panels)
+    return Table(
+        key,
+        title,
+        [label, "Lines", *inputs.column_names()],
+        rows,
+        _signatures(inputs),
+        panels=panels,
+    )
 
 
-def analyze(inputs: Inputs, top: int = 10, example_metric: str | None = None,
-            frequencies: Counter | None = None, frequency_source: str = "the references",
-            documents: dict[str, list[int]] | None = None,
-            origlangs: dict[str, list[int]] | None = None, progress: Any = None) -> Analysis:
+def analyze(
+    inputs: Inputs,
+    top: int = 10,
+    example_metric: str | None = None,
+    frequencies: Counter | None = None,
+    frequency_source: str = "the references",
+    documents: dict[str, list[int]] | None = None,
+    origlangs: dict[str, list[int]] | None = None,
+    progress: Any = None,
+) -> Analysis:
     """Every analysis, in report order. ``progress(1)`` after each step (a progress bar)."""
+
     def step() -> None:
         if progress is not None:
             progress(1)
@@ -355,22 +431,31 @@ def analyze(inputs: Inputs, top: int = 10, example_metric: str | None = None,
     ref_lengths = [len(inputs.words(line)) for line in inputs.references[0]]
     tables.append(by_buckets(inputs, "ref-length", "Scores by reference length", ref_lengths))
     if inputs.sources is not None:
-        tables.append(by_buckets(inputs, "src-length", "Scores by source length",
-                                 [len(line.split()) for line in inputs.sources]))
+        tables.append(
+            by_buckets(
+                inputs,
+                "src-length",
+                "Scores by source length",
+                [len(line.split()) for line in inputs.sources],
+            )
+        )
     step()
     chosen = choose_metric(inputs, example_metric)
     tables.append(score_bands(inputs, chosen))
     if frequencies is None:
-        frequencies = Counter(w for stream in inputs.references for line in stream
-                              for w in inputs.words(line))
+        frequencies = Counter(
+            w for stream in inputs.references for line in stream for w in inputs.words(line)
+        )
     tables.append(word_accuracy(inputs, frequencies, frequency_source))
     step()
     if documents:
-        tables.append(groups_table(inputs, "documents", "Scores per document", documents,
-                                   "Document"))
+        tables.append(
+            groups_table(inputs, "documents", "Scores per document", documents, "Document")
+        )
     if origlangs:
-        tables.append(groups_table(inputs, "origlang", "Scores per original language",
-                                   origlangs, "Origlang"))
+        tables.append(
+            groups_table(inputs, "origlang", "Scores per original language", origlangs, "Origlang")
+        )
     comparisons = []
     for other in range(1, len(inputs.names)):
         tables.append(ngram_differences(inputs, other, top))
@@ -392,5 +477,6 @@ def choose_metric(inputs: Inputs, name: str | None) -> str:
     for key in inputs.metrics:
         if name.lower() in (key.lower(), inputs.display[key].lower()):
             return key
-    raise UsageError(f"--example-metric {name!r}: not among the metrics "
-                     f"({', '.join(inputs.display.values())})")
+    raise UsageError(
+        f"--example-metric {name!r}: not among the metrics ({', '.join(inputs.display.values())})"
+    )

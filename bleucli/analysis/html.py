@@ -35,17 +35,25 @@ nav a { margin-right: 1em; }
 
 def table_html(table: Table, width: int) -> str:
     text = ' class="text"'
-    head = "".join(f"<th{text if i == 0 else ''}>{escape(str(h))}</th>"
-                   for i, h in enumerate(table.headers))
+    head = "".join(
+        f"<th{text if i == 0 else ''}>{escape(str(h))}</th>" for i, h in enumerate(table.headers)
+    )
     body = "\n".join(
-        "<tr>" + "".join(f"<td{text if isinstance(v, str) else ''}>{escape(shown)}</td>"
-                         for v, shown in zip(row, cells)) + "</tr>"
-        for row, cells in zip(table.rows, table.cells(width)))
+        "<tr>"
+        + "".join(
+            f"<td{text if isinstance(v, str) else ''}>{escape(shown)}</td>"
+            for v, shown in zip(row, cells)
+        )
+        + "</tr>"
+        for row, cells in zip(table.rows, table.cells(width))
+    )
     note = f'<p class="note">{escape(table.note)}</p>' if table.note else ""
     signatures = "".join(f"<li><code>{escape(s)}</code></li>" for s in table.signatures)
-    return (f'<h2 id="{escape(table.key)}">{escape(table.title)}</h2>\n'
-            f"<table><thead><tr>{head}</tr></thead><tbody>\n{body}\n</tbody></table>\n"
-            f'{note}<ul class="signatures">{signatures}</ul>')
+    return (
+        f'<h2 id="{escape(table.key)}">{escape(table.title)}</h2>\n'
+        f"<table><thead><tr>{head}</tr></thead><tbody>\n{body}\n</tbody></table>\n"
+        f'{note}<ul class="signatures">{signatures}</ul>'
+    )
 
 
 def highlighted(mine: str, other: str, css: str) -> str:
@@ -62,8 +70,10 @@ def highlighted(mine: str, other: str, css: str) -> str:
 
 def example_html(e: Example, comparison: Comparison, width: int) -> str:
     (name_a, text_a), (name_b, text_b) = list(e.outputs.items())
-    lines = [f"<b>Line {e.line}</b> &middot; " + ", ".join(
-        f"{escape(name)} {value:.{width}f}" for name, value in e.scores.items())]
+    lines = [
+        f"<b>Line {e.line}</b> &middot; "
+        + ", ".join(f"{escape(name)} {value:.{width}f}" for name, value in e.scores.items())
+    ]
     if e.source is not None:
         lines.append(f"<b>Source:</b> {escape(e.source)}")
     lines += [f"<b>Reference:</b> {escape(r)}" for r in e.references]
@@ -73,37 +83,45 @@ def example_html(e: Example, comparison: Comparison, width: int) -> str:
 
 
 def comparison_html(c: Comparison, width: int) -> str:
-    parts = [f"<h2>Examples: {escape(c.baseline)} vs {escape(c.system)} "
-             f"(sentence {escape(c.metric)})</h2>",
-             '<p class="note">Words one output has and the other lacks are marked: '
-             f'<mark class="a">{escape(c.baseline)}: blue, solid underline</mark>, '
-             f'<mark class="b">{escape(c.system)}: orange, dashed underline, italic'
-             '</mark>.</p>']
+    parts = [
+        f"<h2>Examples: {escape(c.baseline)} vs {escape(c.system)} "
+        f"(sentence {escape(c.metric)})</h2>",
+        '<p class="note">Words one output has and the other lacks are marked: '
+        f'<mark class="a">{escape(c.baseline)}: blue, solid underline</mark>, '
+        f'<mark class="b">{escape(c.system)}: orange, dashed underline, italic'
+        "</mark>.</p>",
+    ]
     for label, chosen in ((c.baseline, c.better_baseline), (c.system, c.better_system)):
         parts.append(f"<h3>{escape(label)} scores higher</h3>")
         parts += [example_html(e, c, width) for e in chosen] or ["<p>None.</p>"]
     return "\n".join(parts)
 
 
-def document(analysis: Analysis, width: int, figures: list[tuple[str, str]],
-             plots_missing: str | None) -> str:
+def document(
+    analysis: Analysis, width: int, figures: list[tuple[str, str]], plots_missing: str | None
+) -> str:
     """The whole report; ``figures`` are (caption, inline SVG) pairs."""
     nav = " ".join(f'<a href="#{escape(t.key)}">{escape(t.title)}</a>' for t in analysis.tables)
-    body = [f"<h1>bleucli analysis: {escape(', '.join(analysis.systems))}</h1>",
-            f"<nav>{nav}</nav>"]
+    body = [
+        f"<h1>bleucli analysis: {escape(', '.join(analysis.systems))}</h1>",
+        f"<nav>{nav}</nav>",
+    ]
     if figures:
         body.append("<h2>Figures</h2>")
-        body += [f"<figure>{svg}<figcaption>{escape(caption)}</figcaption></figure>"
-                 for caption, svg in figures]
+        body += [
+            f"<figure>{svg}<figcaption>{escape(caption)}</figcaption></figure>"
+            for caption, svg in figures
+        ]
     elif plots_missing:
         body.append(f'<p class="note">{escape(plots_missing)}</p>')
     body += [table_html(t, width) for t in analysis.tables]
     body += [comparison_html(c, width) for c in analysis.comparisons]
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<title>bleucli analysis</title>"
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<style>{CSS}</style></head><body><main>\n" + "\n".join(body) +
-            "\n</main></body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        "<title>bleucli analysis</title>"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<style>{CSS}</style></head><body><main>\n" + "\n".join(body) + "\n</main></body></html>\n"
+    )
 
 
 #: Bucket tables drawn as figures, and their x-axis labels.
@@ -117,10 +135,24 @@ def figures_for(analysis: Analysis, extra: list[tuple[str, Any]]) -> list[tuple[
     out = []
     for table in analysis.tables:
         if table.key in BUCKET_AXES and table.panels:
-            panels = {metric: {name: [row[column] for row in table.rows]
-                               for name, column in columns.items()}
-                      for metric, columns in table.panels.items()}
-            out.append((table.title, plots.inline_svg(plots.buckets_figure(
-                table.title, [row[0] for row in table.rows], panels, BUCKET_AXES[table.key]))))
+            panels = {
+                metric: {
+                    name: [row[column] for row in table.rows] for name, column in columns.items()
+                }
+                for metric, columns in table.panels.items()
+            }
+            out.append(
+                (
+                    table.title,
+                    plots.inline_svg(
+                        plots.buckets_figure(
+                            table.title,
+                            [row[0] for row in table.rows],
+                            panels,
+                            BUCKET_AXES[table.key],
+                        )
+                    ),
+                )
+            )
     out += [(caption, plots.inline_svg(fig)) for caption, fig in extra]
     return out

@@ -32,14 +32,20 @@ def _pyplot():
     return plt
 
 
-def scores_figure(names: Sequence[str], metric: str, scores: Sequence[float],
-                  means: Sequence[float], halves: Sequence[float]):
+def scores_figure(
+    names: Sequence[str],
+    metric: str,
+    scores: Sequence[float],
+    means: Sequence[float],
+    halves: Sequence[float],
+):
     """One point per system: the score, with the bootstrap 95% interval around the mean."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(max(4.0, 1.2 * len(names)), 3.2))
     positions = range(len(names))
-    ax.errorbar(positions, means, yerr=halves, fmt="none", ecolor="#555", capsize=4,
-                label="95% interval")
+    ax.errorbar(
+        positions, means, yerr=halves, fmt="none", ecolor="#555", capsize=4, label="95% interval"
+    )
     ax.plot(positions, scores, "o", color="#1f5fa8", label=metric)
     ax.set_xticks(list(positions), list(names), rotation=20, ha="right")
     ax.set_xlim(-0.6, len(names) - 0.4)
@@ -49,8 +55,7 @@ def scores_figure(names: Sequence[str], metric: str, scores: Sequence[float],
     return fig
 
 
-def bootstrap_figure(differences: Sequence[float], observed: float, metric: str,
-                     label: str):
+def bootstrap_figure(differences: Sequence[float], observed: float, metric: str, label: str):
     """The bootstrap distribution of a paired difference, and the observed difference."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(5.0, 3.2))
@@ -66,16 +71,19 @@ def bootstrap_figure(differences: Sequence[float], observed: float, metric: str,
 
 #: Okabe & Ito's palette, whose colours stay apart under the common colour-vision
 #: deficiencies; every series also gets its own hatch, so bars differ in more than colour.
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
-           "#000000")
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 HATCHES = ("", "///", "...", "xxx", "\\\\", "---", "ooo", "+++")
 #: Widest figure in inches: the HTML report scales figures down to the page, and a wider
 #: one would shrink its text below legibility at 800 px.
 MAX_WIDTH = 9.0
 
 
-def buckets_figure(title: str, labels: Sequence[str],
-                   panels: Mapping[str, Mapping[str, Sequence[float]]], xlabel: str):
+def buckets_figure(
+    title: str,
+    labels: Sequence[str],
+    panels: Mapping[str, Mapping[str, Sequence[float]]],
+    xlabel: str,
+):
     """Grouped bars, one group per bucket and one bar per system, in one panel per metric
     (each on its own axis: BLEU and chrF never share a scale); one legend of the systems
     under the panels, inside the figure."""
@@ -87,25 +95,33 @@ def buckets_figure(title: str, labels: Sequence[str],
     legend_rows = -(-len(systems) // columns)
     legend_height = 0.25 * legend_rows + 0.05
     height = 2.4 * len(panels) + 0.6 + legend_height
-    fig, axes = plt.subplots(len(panels), 1, figsize=(width, height), sharex=True,
-                             squeeze=False)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(width, height), sharex=True, squeeze=False)
     bar = 0.8 / n_series
     for ax, (metric, series) in zip(axes[:, 0], panels.items()):
         for k, (name, values) in enumerate(series.items()):
-            ax.bar([i + k * bar for i in range(len(labels))], values, bar, label=name,
-                   color=PALETTE[k % len(PALETTE)], hatch=HATCHES[k % len(HATCHES)],
-                   edgecolor="#333333", linewidth=0.6)
+            ax.bar(
+                [i + k * bar for i in range(len(labels))],
+                values,
+                bar,
+                label=name,
+                color=PALETTE[k % len(PALETTE)],
+                hatch=HATCHES[k % len(HATCHES)],
+                edgecolor="#333333",
+                linewidth=0.6,
+            )
         ax.set_ylabel(metric)
         ax.grid(axis="y", color="#dddddd", linewidth=0.6)
         ax.set_axisbelow(True)
     bottom = axes[-1, 0]
-    bottom.set_xticks([i + bar * (n_series - 1) / 2 for i in range(len(labels))], list(labels),
-                      rotation=30 if len(labels) > 8 else 0)
+    bottom.set_xticks(
+        [i + bar * (n_series - 1) / 2 for i in range(len(labels))],
+        list(labels),
+        rotation=30 if len(labels) > 8 else 0,
+    )
     bottom.set_xlabel(xlabel)
     fig.suptitle(title)
     handles, names = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, names, loc="lower center", ncol=columns, frameon=False,
-               fontsize="small")
+    fig.legend(handles, names, loc="lower center", ncol=columns, frameon=False, fontsize="small")
     fig.tight_layout(rect=(0.0, legend_height / height, 1.0, 1.0))
     return fig
 
@@ -116,8 +132,7 @@ def save(fig: Any, path: str) -> None:
     if not path.lower().endswith(SUFFIXES):
         raise ConfigError(f"{path}: plots are written as {', '.join(SUFFIXES)}")
     try:
-        fig.savefig(path, metadata={"Creator": "bleucli"} if not path.endswith(".png")
-                    else None)
+        fig.savefig(path, metadata={"Creator": "bleucli"} if not path.endswith(".png") else None)
     except OSError as err:
         raise ConfigError(f"{path}: cannot write ({err.strerror or err})") from None
     finally:
@@ -136,10 +151,9 @@ def inline_svg(fig: Any) -> str:
         fig.savefig(buffer, format="svg")
     plt.close(fig)
     text = buffer.getvalue()
-    svg = text[text.index("<svg"):]
+    svg = text[text.index("<svg") :]
     head, rest = svg.split(">", 1)
     width = re.search(r'\bwidth="([0-9.]+)pt"', head)
     head = re.sub(r'\s(width|height)="[^"]*"', "", head)
     natural = f"max-width:min(100%, {width.group(1)}pt)" if width else "max-width:100%"
     return f'{head} class="figure" style="width:100%;{natural};height:auto">{rest}'
-

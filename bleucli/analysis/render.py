@@ -23,7 +23,8 @@ def render_table(table: Table, fmt: str, width: int) -> str:
 
     body = tabulated(table.cells(width), table.headers, fmt)
     title = {"markdown": f"### {table.title}\n\n", "latex": f"% {table.title}\n"}.get(
-        fmt, f"{table.title}\n")
+        fmt, f"{table.title}\n"
+    )
     remarks = [table.note] if table.note else []
     return title + body + "\n" + notes("Signatures:", table.signatures, fmt, remarks)
 
@@ -32,8 +33,10 @@ def render_examples(comparison: Comparison, fmt: str, width: int) -> str:
     from bleucli.formats import table as tabulated
 
     blocks = []
-    for label, chosen in ((comparison.baseline, comparison.better_baseline),
-                          (comparison.system, comparison.better_system)):
+    for label, chosen in (
+        (comparison.baseline, comparison.better_baseline),
+        (comparison.system, comparison.better_system),
+    ):
         rows = []
         for e in chosen:
             scores = ", ".join(f"{name} {value:.{width}f}" for name, value in e.scores.items())
@@ -41,8 +44,10 @@ def render_examples(comparison: Comparison, fmt: str, width: int) -> str:
             texts += [f"ref: {r}" for r in e.references]
             texts += [f"{name}: {text}" for name, text in e.outputs.items()]
             rows.append([str(e.line), scores, " | ".join(texts)])
-        title = (f"Lines where {label} scores higher ({comparison.metric}, sentence level): "
-                 f"{comparison.baseline} vs {comparison.system}")
+        title = (
+            f"Lines where {label} scores higher ({comparison.metric}, sentence level): "
+            f"{comparison.baseline} vs {comparison.system}"
+        )
         title = {"markdown": f"### {title}\n\n", "latex": f"% {title}\n"}.get(fmt, f"{title}\n")
         blocks.append(title + tabulated(rows, ["Line", "Scores", "Texts"], fmt))
     return "\n\n".join(blocks)

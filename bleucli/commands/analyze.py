@@ -41,11 +41,14 @@ def load(options: Options, source: str | None) -> Inputs:
     if source is not None:
         sources = read_file(source, options.encoding).lines
         if len(sources) != len(references[0].lines):
-            raise InputError(f"{source}: {len(sources)} lines, the references have "
-                             f"{len(references[0].lines)}")
+            raise InputError(
+                f"{source}: {len(sources)} lines, the references have {len(references[0].lines)}"
+            )
     fields = testset_signature_fields(options)
-    signatures = {key: signature_with_testset(metric, fields).format(options.short)
-                  for key, metric in metrics.items()}
+    signatures = {
+        key: signature_with_testset(metric, fields).format(options.short)
+        for key, metric in metrics.items()
+    }
     tokenizer = _word_tokenizer(options)
     lowercase = bool(options.bleu.get("lowercase"))
 
@@ -53,8 +56,15 @@ def load(options: Options, source: str | None) -> Inputs:
         return tokenizer(line.lower() if lowercase else line).split()
 
     signatures["words"] = f"tok:{tokenizer.signature()}|case:{'lc' if lowercase else 'mixed'}"
-    return Inputs(names, [s.lines for s in systems], [r.lines for r in references], metrics,
-                  words, sources, signatures)
+    return Inputs(
+        names,
+        [s.lines for s in systems],
+        [r.lines for r in references],
+        metrics,
+        words,
+        sources,
+        signatures,
+    )
 
 
 def _word_tokenizer(options: Options) -> Any:
@@ -76,8 +86,9 @@ def frequencies_from(path: str | None, inputs: Inputs, encoding: str) -> tuple[C
     return counts, path
 
 
-def groups(options: Options, n_lines: int) -> tuple[dict[str, list[int]] | None,
-                                                     dict[str, list[int]] | None]:
+def groups(
+    options: Options, n_lines: int
+) -> tuple[dict[str, list[int]] | None, dict[str, list[int]] | None]:
     """Lines per document (``--docids``) and per origlang (named test sets with them)."""
     from bleucli.commands.documents import document_ids, group
 
@@ -97,8 +108,14 @@ def groups(options: Options, n_lines: int) -> tuple[dict[str, list[int]] | None,
     return documents, origlangs
 
 
-def analyze(options: Options, source: str | None, train: str | None, top: int,
-            example_metric: str | None, html_path: str | None) -> str:
+def analyze(
+    options: Options,
+    source: str | None,
+    train: str | None,
+    top: int,
+    example_metric: str | None,
+    html_path: str | None,
+) -> str:
     from bleucli.analysis.compute import analyze as run
     from bleucli.analysis.render import render
     from bleucli.progress import stage
@@ -109,15 +126,24 @@ def analyze(options: Options, source: str | None, train: str | None, top: int,
     frequencies, frequency_source = frequencies_from(train, inputs, options.encoding)
     documents, origlangs = groups(options, len(inputs.references[0]))
     with stage("analysing", 3 + max(0, len(inputs.names) - 1)) as advance:
-        analysis = run(inputs, top, example_metric, frequencies, frequency_source, documents,
-                       origlangs, advance)
+        analysis = run(
+            inputs,
+            top,
+            example_metric,
+            frequencies,
+            frequency_source,
+            documents,
+            origlangs,
+            advance,
+        )
     if html_path:
         write_html(analysis, inputs, html_path, options.width, example_metric)
     return render(analysis, options.fmt, options.width)
 
 
-def write_html(analysis: Analysis, inputs: Inputs, path: str, width: int,
-               example_metric: str | None) -> None:
+def write_html(
+    analysis: Analysis, inputs: Inputs, path: str, width: int, example_metric: str | None
+) -> None:
     from bleucli.analysis import html, plots
     from bleucli.analysis.compute import choose_metric
     from bleucli.io import write_atomic
@@ -127,12 +153,20 @@ def write_html(analysis: Analysis, inputs: Inputs, path: str, width: int,
     if plots.available():
         key = choose_metric(inputs, example_metric)
         resampled = _resampled(inputs, key)  # one set of resamples for every figure
-        extra = [(f"{inputs.display[key]} per system with 95% bootstrap intervals",
-                  scores_figure(inputs, key, resampled))]
+        extra = [
+            (
+                f"{inputs.display[key]} per system with 95% bootstrap intervals",
+                scores_figure(inputs, key, resampled),
+            )
+        ]
         for other in range(1, len(inputs.names)):
-            extra.append((f"Bootstrap distribution of {inputs.display[key]} differences, "
-                          f"{inputs.names[other]} - {inputs.names[0]}",
-                          bootstrap_figure(inputs, key, other, resampled)))
+            extra.append(
+                (
+                    f"Bootstrap distribution of {inputs.display[key]} differences, "
+                    f"{inputs.names[other]} - {inputs.names[0]}",
+                    bootstrap_figure(inputs, key, other, resampled),
+                )
+            )
         figures = html.figures_for(analysis, extra)
     else:
         missing = f"Figures need matplotlib: {plots.INSTALL_HINT}"
@@ -140,6 +174,7 @@ def write_html(analysis: Analysis, inputs: Inputs, path: str, width: int,
 
 
 # -- figures -------------------------------------------------------------------------------
+
 
 def _resampled(inputs: Inputs, key: str, n_samples: int = 1000) -> list[Any]:
     from bleucli.significance import draw_resamples, seed_from_environment
@@ -156,20 +191,30 @@ def scores_figure(inputs: Inputs, key: str, resampled: list[Any] | None = None) 
     every = range(len(inputs.references[0]))
     scores = [inputs.score(key, k, every) for k in range(len(inputs.names))]
     intervals = [estimate_ci(samples) for samples in resampled or _resampled(inputs, key)]
-    return figure(inputs.names, inputs.display[key], scores,
-                  [float(m) for m, _ in intervals], [float(h) for _, h in intervals])
+    return figure(
+        inputs.names,
+        inputs.display[key],
+        scores,
+        [float(m) for m, _ in intervals],
+        [float(h) for _, h in intervals],
+    )
 
 
-def bootstrap_figure(inputs: Inputs, key: str, other: int,
-                     resampled: list[Any] | None = None) -> Any:
+def bootstrap_figure(
+    inputs: Inputs, key: str, other: int, resampled: list[Any] | None = None
+) -> Any:
     from bleucli.analysis.plots import bootstrap_figure as figure
 
     every = range(len(inputs.references[0]))
     resampled = resampled or _resampled(inputs, key)
     differences = resampled[other] - resampled[0]
     observed = inputs.score(key, other, every) - inputs.score(key, 0, every)
-    return figure(list(differences), observed, inputs.display[key],
-                  f"{inputs.names[other]} - {inputs.names[0]}")
+    return figure(
+        list(differences),
+        observed,
+        inputs.display[key],
+        f"{inputs.names[other]} - {inputs.names[0]}",
+    )
 
 
 def plot(options: Options, kind: str, output: str, metric_name: str | None) -> str:
@@ -199,9 +244,15 @@ def plot(options: Options, kind: str, output: str, metric_name: str | None) -> s
         for i, length in enumerate(lengths):
             buckets[bucket_label(length, LENGTH_EDGES)].append(i)
         used = [label for label, lines in buckets.items() if lines]
-        series = {name: [inputs.score(key, k, buckets[label]) for label in used]
-                  for k, name in enumerate(inputs.names)}
-        fig = plots.buckets_figure(f"{inputs.display[key]} by reference length", used,
-                                   {inputs.display[key]: series}, "reference length (words)")
+        series = {
+            name: [inputs.score(key, k, buckets[label]) for label in used]
+            for k, name in enumerate(inputs.names)
+        }
+        fig = plots.buckets_figure(
+            f"{inputs.display[key]} by reference length",
+            used,
+            {inputs.display[key]: series},
+            "reference length (words)",
+        )
     plots.save(fig, output)
     return f"wrote {output}"

@@ -28,14 +28,18 @@ def document_ids(options: Options, n_lines: int) -> list[str]:
     assert options.docids is not None
     if options.docids == FROM_TESTSET:
         if options.test_set is None:
-            raise ConfigError("--docids testset needs a test set (-t); for files give "
-                              "--docids FILE")
-        loaded = testsets_for(options).load(options.test_set, options.language_pair or "",
-                                            options.origlang, options.subset)
+            raise ConfigError(
+                "--docids testset needs a test set (-t); for files give --docids FILE"
+            )
+        loaded = testsets_for(options).load(
+            options.test_set, options.language_pair or "", options.origlang, options.subset
+        )
         ids = loaded.fields.get("docid")
         if not ids or not any(ids):
-            raise ConfigError(f"test set {options.test_set} has no document ids for "
-                              f"{options.language_pair}; give --docids FILE")
+            raise ConfigError(
+                f"test set {options.test_set} has no document ids for "
+                f"{options.language_pair}; give --docids FILE"
+            )
         source = "the test set's document ids"
     else:
         ids = read_file(options.docids, options.encoding).lines
@@ -56,9 +60,9 @@ def group(ids: list[str]) -> dict[str, list[int]]:
     return documents
 
 
-def document_scores(metrics: dict[str, Metric], systems: list[TextSource],
-                    documents: dict[str, list[int]]
-                    ) -> tuple[dict[str, dict[str, dict[str, Any]]], dict[str, str]]:
+def document_scores(
+    metrics: dict[str, Metric], systems: list[TextSource], documents: dict[str, list[int]]
+) -> tuple[dict[str, dict[str, dict[str, Any]]], dict[str, str]]:
     """Score objects by document, system and metric display name; and the display name
     of every metric key."""
     table: dict[str, dict[str, dict[str, Any]]] = {doc: {} for doc in documents}
@@ -73,35 +77,66 @@ def document_scores(metrics: dict[str, Metric], systems: list[TextSource],
     return table, names
 
 
-def by_document(options: Options, metrics: dict[str, Metric], systems: list[TextSource],
-                testset_fields: dict[str, str | None], n_lines: int) -> str:
+def by_document(
+    options: Options,
+    metrics: dict[str, Metric],
+    systems: list[TextSource],
+    testset_fields: dict[str, str | None],
+    n_lines: int,
+) -> str:
     from bleucli.formats import notes, table
 
     documents = group(document_ids(options, n_lines))
     scores, display = document_scores(metrics, systems, documents)
-    signatures = {display[key]: signature_with_testset(metric, testset_fields)
-                  .format(options.short) for key, metric in sorted(metrics.items())}
+    signatures = {
+        display[key]: signature_with_testset(metric, testset_fields).format(options.short)
+        for key, metric in sorted(metrics.items())
+    }
     names = list(signatures)
     width = options.width
     if options.fmt == "json":
-        return json.dumps({
-            "signatures": signatures,
-            "documents": [{"document": doc, "lines": len(documents[doc]),
-                           "first_line": documents[doc][0] + 1,
-                           "systems": {system: {m: round(float(s.score), width)
-                                                for m, s in per_metric.items()}
-                                       for system, per_metric in per_system.items()}}
-                          for doc, per_system in scores.items()],
-        }, indent=1, ensure_ascii=False)
-    rows = [[doc, str(len(documents[doc])), system,
-             *(f"{per_metric[m].score:.{width}f}" for m in names)]
-            for doc, per_system in scores.items() for system, per_metric in per_system.items()]
+        return json.dumps(
+            {
+                "signatures": signatures,
+                "documents": [
+                    {
+                        "document": doc,
+                        "lines": len(documents[doc]),
+                        "first_line": documents[doc][0] + 1,
+                        "systems": {
+                            system: {m: round(float(s.score), width) for m, s in per_metric.items()}
+                            for system, per_metric in per_system.items()
+                        },
+                    }
+                    for doc, per_system in scores.items()
+                ],
+            },
+            indent=1,
+            ensure_ascii=False,
+        )
+    rows = [
+        [
+            doc,
+            str(len(documents[doc])),
+            system,
+            *(f"{per_metric[m].score:.{width}f}" for m in names),
+        ]
+        for doc, per_system in scores.items()
+        for system, per_metric in per_system.items()
+    ]
     headers = ["Document", "Lines", "System", *names]
     if options.fmt == "tsv":
         comments = [f"# {name}: {sig}" for name, sig in signatures.items()]
         return "\n".join([*comments, "\t".join(headers), *("\t".join(row) for row in rows)])
     rendered = table(rows, headers, options.fmt, colalign=("left", "right", "left"))
     items = [f"{name}: {sig}" for name, sig in signatures.items()]
-    return rendered + "\n" + notes("Metric signatures:", items, options.fmt,
-                                   ["Scores per document: each document's lines scored as "
-                                    "a corpus."])
+    return (
+        rendered
+        + "\n"
+        + notes(
+            "Metric signatures:",
+            items,
+            options.fmt,
+            ["Scores per document: each document's lines scored as a corpus."],
+        )
+    )

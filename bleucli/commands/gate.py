@@ -73,18 +73,19 @@ def run(request: GateRequest) -> GateOutcome:
     document = read_json(request.current, "a bleucli JSON result")
     current = by_key(parse_results(document, request.current))
     if request.update_baseline:
-        write_atomic(request.baseline,
-                     json.dumps(document, indent=1, ensure_ascii=False) + "\n")
-        return GateOutcome(f"baseline {request.baseline} updated with {len(current)} "
-                           f"result(s)", 0)
+        write_atomic(request.baseline, json.dumps(document, indent=1, ensure_ascii=False) + "\n")
+        return GateOutcome(f"baseline {request.baseline} updated with {len(current)} result(s)", 0)
     from bleucli.results import load_results
 
     baseline = by_key(load_results(request.baseline))
     known = sorted({key[1] for key in (*baseline, *current)})
     checks = run_checks(
-        baseline, current, finite(request.tolerance, "--tolerance", 0.0),
+        baseline,
+        current,
+        finite(request.tolerance, "--tolerance", 0.0),
         parse_thresholds(request.tolerance_for, "--tolerance-for", known, 0.0),
-        parse_thresholds(request.min_score, "--min-score", known))
+        parse_thresholds(request.min_score, "--min-score", known),
+    )
     if request.baseline_output or request.current_output:
         from bleucli.commands.gate_significance import significance_gate
 
@@ -114,8 +115,9 @@ def finite(value: float, option: str, minimum: float | None = None) -> float:
     return value
 
 
-def parse_thresholds(values: tuple[str, ...], what: str, known: list[str],
-                     minimum: float | None = None) -> dict[str, float]:
+def parse_thresholds(
+    values: tuple[str, ...], what: str, known: list[str], minimum: float | None = None
+) -> dict[str, float]:
     """``NAME=number`` pairs (``BLEU=0.5``); names match the results' metrics
     case-insensitively, and a name the results do not have is a usage error."""
     out = {}
@@ -134,9 +136,13 @@ def parse_thresholds(values: tuple[str, ...], what: str, known: list[str],
     return out
 
 
-def run_checks(baseline: dict[tuple[str, str, str], ScoreRecord],
-               current: dict[tuple[str, str, str], ScoreRecord], tolerance: float,
-               tolerances: dict[str, float], min_scores: dict[str, float]) -> list[Check]:
+def run_checks(
+    baseline: dict[tuple[str, str, str], ScoreRecord],
+    current: dict[tuple[str, str, str], ScoreRecord],
+    tolerance: float,
+    tolerances: dict[str, float],
+    min_scores: dict[str, float],
+) -> list[Check]:
     checks = []
     finite(tolerance, "--tolerance", 0.0)
 
@@ -153,30 +159,54 @@ def run_checks(baseline: dict[tuple[str, str, str], ScoreRecord],
         now = current.get(key)
         old = base.score
         if now is None:
-            checks.append(Check(metric, test, "fail", "missing", old, None, None,
-                                "no current result", system))
+            checks.append(
+                Check(metric, test, "fail", "missing", old, None, None, "no current result", system)
+            )
             continue
         new = now.score
         delta = round(new - old, 10)
         old_sig = signature_fields(comparable_signature(base.signature))
         new_sig = signature_fields(comparable_signature(now.signature))
         if old_sig != new_sig:
-            changed = [f"{k}:{old_sig.get(k, '-')} -> {k}:{new_sig.get(k, '-')}"
-                       for k in sorted(set(old_sig) | set(new_sig))
-                       if old_sig.get(k) != new_sig.get(k)]
-            checks.append(Check(metric, test, "fail", "signature", old, new, delta,
-                                "signature differs: " + ", ".join(changed), system))
+            changed = [
+                f"{k}:{old_sig.get(k, '-')} -> {k}:{new_sig.get(k, '-')}"
+                for k in sorted(set(old_sig) | set(new_sig))
+                if old_sig.get(k) != new_sig.get(k)
+            ]
+            checks.append(
+                Check(
+                    metric,
+                    test,
+                    "fail",
+                    "signature",
+                    old,
+                    new,
+                    delta,
+                    "signature differs: " + ", ".join(changed),
+                    system,
+                )
+            )
             continue
         allowed = tolerances.get(metric, tolerance)
         worse = delta if base.lower_is_better else -delta
         if worse > allowed + 1e-12:
-            checks.append(Check(metric, test, "fail", "drop", old, new, delta,
-                                f"worse by {worse:.4g} (tolerance {allowed:g})", system))
+            checks.append(
+                Check(
+                    metric,
+                    test,
+                    "fail",
+                    "drop",
+                    old,
+                    new,
+                    delta,
+                    f"worse by {worse:.4g} (tolerance {allowed:g})",
+                    system,
+                )
+            )
             continue
         floor = below_floor(now)
         if floor:
-            checks.append(Check(metric, test, "fail", "min-score", old, new, delta, floor,
-                                system))
+            checks.append(Check(metric, test, "fail", "min-score", old, new, delta, floor, system))
             continue
         checks.append(Check(metric, test, "pass", "ok", old, new, delta, system=system))
     for key, now in current.items():
@@ -184,11 +214,23 @@ def run_checks(baseline: dict[tuple[str, str, str], ScoreRecord],
             system, metric, test = key
             floor = below_floor(now)
             if floor:
-                checks.append(Check(metric, test, "fail", "min-score", None, now.score, None,
-                                    floor, system))
+                checks.append(
+                    Check(metric, test, "fail", "min-score", None, now.score, None, floor, system)
+                )
             else:
-                checks.append(Check(metric, test, "pass", "new", None, now.score, None,
-                                    "not in the baseline", system))
+                checks.append(
+                    Check(
+                        metric,
+                        test,
+                        "pass",
+                        "new",
+                        None,
+                        now.score,
+                        None,
+                        "not in the baseline",
+                        system,
+                    )
+                )
     return checks
 
 
@@ -201,33 +243,41 @@ def render_text(checks: list[Check]) -> str:
         detail = f": {c.detail}" if c.detail else ""
         lines.append(f"{c.status.upper()} {c.label} {old} -> {new}{delta}{detail}")
     failed = sum(c.status == "fail" for c in checks)
-    lines.append(f"gate {'failed' if failed else 'passed'}: {len(checks) - failed} passed, "
-                 f"{failed} failed")
+    lines.append(
+        f"gate {'failed' if failed else 'passed'}: {len(checks) - failed} passed, {failed} failed"
+    )
     return "\n".join(lines)
 
 
 def render_json(checks: list[Check]) -> str:
-    return json.dumps({"passed": all(c.status == "pass" for c in checks),
-                       "checks": [asdict(c) for c in checks]}, indent=1)
+    return json.dumps(
+        {"passed": all(c.status == "pass" for c in checks), "checks": [asdict(c) for c in checks]},
+        indent=1,
+    )
 
 
 def github_annotations(checks: list[Check]) -> str:
     """Workflow commands GitHub Actions turns into annotations on the run."""
-    return "\n".join(f"::error title=bleucli gate: {c.label}::{c.reason}: {c.detail}"
-                     for c in checks if c.status == "fail")
+    return "\n".join(
+        f"::error title=bleucli gate: {c.label}::{c.reason}: {c.detail}"
+        for c in checks
+        if c.status == "fail"
+    )
 
 
 def write_junit(checks: list[Check], path: str) -> None:
     import xml.etree.ElementTree as ET
 
     failed = sum(c.status == "fail" for c in checks)
-    suite = ET.Element("testsuite", name="bleucli gate", tests=str(len(checks)),
-                       failures=str(failed), errors="0")
+    suite = ET.Element(
+        "testsuite", name="bleucli gate", tests=str(len(checks)), failures=str(failed), errors="0"
+    )
     for c in checks:
         case = ET.SubElement(suite, "testcase", classname="bleucli.commands.gate", name=c.label)
         if c.status == "fail":
-            failure = ET.SubElement(case, "failure", message=f"{c.reason}: {c.detail}",
-                                    type=c.reason)
+            failure = ET.SubElement(
+                case, "failure", message=f"{c.reason}: {c.detail}", type=c.reason
+            )
             failure.text = f"baseline {c.baseline}, current {c.current}"
     suites = ET.Element("testsuites", tests=str(len(checks)), failures=str(failed))
     suites.append(suite)

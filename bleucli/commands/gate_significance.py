@@ -30,8 +30,10 @@ def parsed_signature(record: ScoreRecord) -> ParsedSignature:
     from bleucli.signature import parse_signature
 
     if not record.signature:
-        raise ConfigError(f"{record.where}: {record.metric} has no signature: the statistical "
-                          "gate cannot tell how it was computed")
+        raise ConfigError(
+            f"{record.where}: {record.metric} has no signature: the statistical "
+            "gate cannot tell how it was computed"
+        )
     return parse_signature(f"{record.metric}|{record.signature}")
 
 
@@ -50,9 +52,11 @@ def _checked_rows(metric: Metric, lines: list[str], record: ScoreRecord, path: s
     score = metric.score_from_values(sum_rows(rows)).score
     expected = record.score
     decimals = 0 if expected.is_integer() else len(repr(expected).split(".")[1])
-    if abs(score - expected) > 0.5 * 10 ** -decimals + 1e-9:
-        raise ConfigError(f"{path} scores {score:.4f} {record.metric}, but its JSON result "
-                          f"says {expected:g}: is it the right file?")
+    if abs(score - expected) > 0.5 * 10**-decimals + 1e-9:
+        raise ConfigError(
+            f"{path} scores {score:.4f} {record.metric}, but its JSON result "
+            f"says {expected:g}: is it the right file?"
+        )
     return rows
 
 
@@ -60,11 +64,14 @@ def _checked_rows(metric: Metric, lines: list[str], record: ScoreRecord, path: s
 Output = tuple[str, list[str]]
 
 
-def apply_significance(checks: list[Check], baseline: dict[Key, ScoreRecord],
-                       current: dict[Key, ScoreRecord],
-                       inputs_for: Callable[[ScoreRecord],
-                                            tuple[list[list[str]], Output, Output]],
-                       alpha: float, n_samples: int) -> list[Check]:
+def apply_significance(
+    checks: list[Check],
+    baseline: dict[Key, ScoreRecord],
+    current: dict[Key, ScoreRecord],
+    inputs_for: Callable[[ScoreRecord], tuple[list[list[str]], Output, Output]],
+    alpha: float,
+    n_samples: int,
+) -> list[Check]:
     """Re-examine the ``drop`` checks: pass those whose drop is not significant.
 
     ``inputs_for(result)`` gives the references and the baseline's and current system's
@@ -88,24 +95,44 @@ def apply_significance(checks: list[Check], baseline: dict[Key, ScoreRecord],
         references, baseline_output, current_output = inputs_for(now)
         for path, lines in (baseline_output, current_output):
             if references and len(lines) != len(references[0]):
-                raise InputError(f"{path}: {len(lines)} lines, but the references have "
-                                 f"{len(references[0])}")
+                raise InputError(
+                    f"{path}: {len(lines)} lines, but the references have {len(references[0])}"
+                )
         metric = metric_for(now, references)
-        base_rows = _checked_rows(metric, baseline_output[1], baseline[check.key],
-                                  baseline_output[0])
+        base_rows = _checked_rows(
+            metric, baseline_output[1], baseline[check.key], baseline_output[0]
+        )
         now_rows = _checked_rows(metric, current_output[1], now, current_output[0])
         result = paired_bootstrap(metric, base_rows, now_rows, n_samples, seed or None)
         p = result.p_value
         if p is not None and p > alpha:
-            out.append(Check(check.metric, check.test, "pass", "not-significant",
-                             check.baseline, check.current, check.delta,
-                             f"{check.detail}, but not significant: p = {p:.4f} > {alpha:g}",
-                             check.system))
+            out.append(
+                Check(
+                    check.metric,
+                    check.test,
+                    "pass",
+                    "not-significant",
+                    check.baseline,
+                    check.current,
+                    check.delta,
+                    f"{check.detail}, but not significant: p = {p:.4f} > {alpha:g}",
+                    check.system,
+                )
+            )
         else:
-            out.append(Check(check.metric, check.test, "fail", "drop", check.baseline,
-                             check.current, check.delta,
-                             f"{check.detail}; significant: p = {p:.4f} <= {alpha:g}",
-                             check.system))
+            out.append(
+                Check(
+                    check.metric,
+                    check.test,
+                    "fail",
+                    "drop",
+                    check.baseline,
+                    check.current,
+                    check.delta,
+                    f"{check.detail}; significant: p = {p:.4f} <= {alpha:g}",
+                    check.system,
+                )
+            )
     return out
 
 
@@ -113,8 +140,12 @@ def apply_significance(checks: list[Check], baseline: dict[Key, ScoreRecord],
 MAX_SAMPLES = 100_000
 
 
-def significance_gate(checks: list[Check], baseline: dict[Key, ScoreRecord],
-                      current: dict[Key, ScoreRecord], request: Any) -> list[Check]:
+def significance_gate(
+    checks: list[Check],
+    baseline: dict[Key, ScoreRecord],
+    current: dict[Key, ScoreRecord],
+    request: Any,
+) -> list[Check]:
     """``bleucli gate --baseline-output/--output``: keep failing only significant drops.
 
     References come from ``--refs`` files or from the test set that the results'
@@ -142,18 +173,21 @@ def significance_gate(checks: list[Check], baseline: dict[Key, ScoreRecord],
             fields = parsed_signature(record).fields
             key = tuple(fields.get(k) for k in TESTSET_FIELDS)
             if key[0] is None:
-                raise ConfigError(f"result {record.label} names no test set: give the "
-                                  "references with --refs")
+                raise ConfigError(
+                    f"result {record.label} names no test set: give the references with --refs"
+                )
         if key not in loaded:
             if request.refs:
                 options = Options(refs=request.refs)
             else:
-                options = Options(**{attribute: value for attribute, value
-                                     in zip(TESTSET_FIELDS.values(), key)})
+                options = Options(
+                    **{attribute: value for attribute, value in zip(TESTSET_FIELDS.values(), key)}
+                )
             references = [source.lines for source in load_references(options)]
             selected = filter_systems(options, outputs, len(references[0]))
             loaded[key] = (references, *[(s.name, s.lines) for s in selected])
         return loaded[key]
 
-    return apply_significance(checks, baseline, current, inputs_for, request.alpha,
-                              request.paired_bs_n)
+    return apply_significance(
+        checks, baseline, current, inputs_for, request.alpha, request.paired_bs_n
+    )

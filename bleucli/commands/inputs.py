@@ -22,8 +22,12 @@ if TYPE_CHECKING:
 
 
 #: Signature fields that select the test set -> the option they set.
-TESTSET_FIELDS = {"test": "test_set", "lang": "language_pair", "origlang": "origlang",
-                   "subset": "subset"}
+TESTSET_FIELDS = {
+    "test": "test_set",
+    "lang": "language_pair",
+    "origlang": "origlang",
+    "subset": "subset",
+}
 
 
 def testsets_for(options: Options) -> TestSets:
@@ -38,8 +42,9 @@ def load_references(options: Options) -> list[TextSource]:
     if options.test_set is not None:
         return load_testset_references(options)
     if not options.refs:
-        raise ConfigError("no references: give reference files before -i, e.g. "
-                          "`bleucli ref.txt -i hyp.txt`")
+        raise ConfigError(
+            "no references: give reference files before -i, e.g. `bleucli ref.txt -i hyp.txt`"
+        )
     _file_reference_count(options)
     sources = [read_file(path, options.encoding) for path in options.refs]
     for source in sources:
@@ -67,30 +72,38 @@ def _check_testset_options(options: Options) -> None:
 
 def load_testset_references(options: Options) -> list[TextSource]:
     _check_testset_options(options)
-    data = testsets_for(options).load(options.test_set or "", options.language_pair or "",
-                                      options.origlang, options.subset)
+    data = testsets_for(options).load(
+        options.test_set or "", options.language_pair or "", options.origlang, options.subset
+    )
     if len(data) == 0:
-        what = " ".join(f"{k}={v}" for k, v in
-                        (("origlang", options.origlang), ("subset", options.subset)) if v)
+        what = " ".join(
+            f"{k}={v}" for k, v in (("origlang", options.origlang), ("subset", options.subset)) if v
+        )
         raise InputError(f"test set {options.test_set} has no sentence with {what}")
     label = f"test set {options.test_set}/{options.language_pair}"
-    return [TextSource(f"{label} ({name})", stream)
-            for name, stream in zip(data.reference_fields, data.reference_streams)]
+    return [
+        TextSource(f"{label} ({name})", stream)
+        for name, stream in zip(data.reference_fields, data.reference_streams)
+    ]
 
 
-def filter_systems(options: Options, systems: list[TextSource],
-                   selected: int) -> list[TextSource]:
+def filter_systems(options: Options, systems: list[TextSource], selected: int) -> list[TextSource]:
     """``--origlang``/``--subset`` as SacreBLEU applies them: a system output covering the
     whole test set is filtered like the references. An output that already holds just the
     ``selected`` sentences is taken as it is."""
     if options.test_set is None or (options.origlang is None and options.subset is None):
         return systems
-    mask = testsets_for(options).keep_mask(options.test_set, options.language_pair or "",
-                                           options.origlang, options.subset)
+    mask = testsets_for(options).keep_mask(
+        options.test_set, options.language_pair or "", options.origlang, options.subset
+    )
     if len(mask) == selected:
         return systems  # the filter keeps everything
-    return [TextSource(system.name, [line for line, keep in zip(system.lines, mask) if keep])
-            if len(system.lines) == len(mask) else system for system in systems]
+    return [
+        TextSource(system.name, [line for line, keep in zip(system.lines, mask) if keep])
+        if len(system.lines) == len(mask)
+        else system
+        for system in systems
+    ]
 
 
 def load_systems(options: Options) -> list[TextSource]:
@@ -121,8 +134,10 @@ def load_systems(options: Options) -> list[TextSource]:
     for line_no, line in enumerate(lines, 1):
         fields = line.split("\t")
         if len(fields) != width:
-            raise InputError(f"<stdin>: line {line_no}: {len(fields)} tab-separated systems, "
-                             f"but line 1 has {width}")
+            raise InputError(
+                f"<stdin>: line {line_no}: {len(fields)} tab-separated systems, "
+                f"but line 1 has {width}"
+            )
         for column, value in zip(columns, fields):
             column.append(value.rstrip())
     return [TextSource(f"System {k + 1}", c) for k, c in enumerate(columns)]
@@ -133,16 +148,21 @@ def _file_reference_count(options: Options) -> int:
     if options.num_refs < 1:
         raise UsageError(f"--num-refs must be at least 1, got {options.num_refs}")
     if options.num_refs > 1 and len(options.refs) > 1:
-        raise ConfigError("--num-refs splits one tab-separated reference file; "
-                          "it cannot be combined with several reference files")
+        raise ConfigError(
+            "--num-refs splits one tab-separated reference file; "
+            "it cannot be combined with several reference files"
+        )
     return len(options.refs) if options.num_refs == 1 else options.num_refs
 
 
 def testset_signature_fields(options: Options) -> dict[str, str | None]:
     """The test-set fields a result's signature records (None where not applicable)."""
-    return {"test": options.test_set,
-            "lang": options.language_pair if options.test_set else None,
-            "origlang": options.origlang, "subset": options.subset}
+    return {
+        "test": options.test_set,
+        "lang": options.language_pair if options.test_set else None,
+        "origlang": options.origlang,
+        "subset": options.subset,
+    }
 
 
 def signature_with_testset(metric: Metric, testset_fields: dict[str, str | None]) -> Signature:

@@ -23,12 +23,23 @@ def paired(options: Options, metrics: dict[str, Metric], systems: list[TextSourc
         raise ConfigError("paired tests need several systems: -i baseline.txt system.txt ...")
     test = "bs" if options.paired_bs else "ar"
     n_samples = options.paired_bs_n if test == "bs" else options.paired_ar_n
-    results, signatures = run_paired(test, dict(sorted(metrics.items())),
-                                     [(s.name, s.lines) for s in systems], n_samples,
-                                     jobs=options.jobs or automatic_jobs(len(systems)))
-    return paired_table([s.name for s in systems], results,
-                        {k: v.format(options.short) for k, v in signatures.items()},
-                        options.fmt, options.width, test, n_samples, options.json_layout)
+    results, signatures = run_paired(
+        test,
+        dict(sorted(metrics.items())),
+        [(s.name, s.lines) for s in systems],
+        n_samples,
+        jobs=options.jobs or automatic_jobs(len(systems)),
+    )
+    return paired_table(
+        [s.name for s in systems],
+        results,
+        {k: v.format(options.short) for k, v in signatures.items()},
+        options.fmt,
+        options.width,
+        test,
+        n_samples,
+        options.json_layout,
+    )
 
 
 def automatic_jobs(n_systems: int) -> int:

@@ -26,13 +26,25 @@ def rank(options: Options, metrics: dict[str, Metric], systems: list[TextSource]
         raise ConfigError("--rank already gives every system its interval; drop -ci")
     test = "ar" if options.paired_ar else "bs"
     n_samples = options.paired_ar_n if test == "ar" else options.paired_bs_n
-    rankings = rank_all(metrics, systems, test, n_samples,
-                        options.jobs or automatic_jobs(len(systems)), options.short)
+    rankings = rank_all(
+        metrics,
+        systems,
+        test,
+        n_samples,
+        options.jobs or automatic_jobs(len(systems)),
+        options.short,
+    )
     return rank_table(rankings, options.fmt, options.width, test, n_samples)
 
 
-def rank_all(metrics: dict[str, Metric], systems: list[TextSource], test: str,
-             n_samples: int, jobs: int = 1, short: bool = False) -> list[Ranking]:
+def rank_all(
+    metrics: dict[str, Metric],
+    systems: list[TextSource],
+    test: str,
+    n_samples: int,
+    jobs: int = 1,
+    short: bool = False,
+) -> list[Ranking]:
     """One ranking per metric (in the order of ``sorted(metrics)``)."""
     from bleucli.paired import _system_stats
     from bleucli.progress import stage
@@ -42,14 +54,14 @@ def rank_all(metrics: dict[str, Metric], systems: list[TextSource], test: str,
     label, seed = seed_from_environment()
     seed = seed if seed else None  # as the paired tests: seed 0 means "no seed"
     ordered = dict(sorted(metrics.items()))
-    all_rows = _system_stats(list(ordered.values()), [(s.name, s.lines) for s in systems],
-                             jobs)
+    all_rows = _system_stats(list(ordered.values()), [(s.name, s.lines) for s in systems], jobs)
     names = [s.name for s in systems]
     rankings = []
     with stage(f"ranking ({n_samples} samples)", len(ordered)) as advance:
         for metric, rows in zip(ordered.values(), all_rows):
-            ranking = rank_systems(metric, rows, names, test, n_samples, seed,
-                                   metric.higher_is_better)
+            ranking = rank_systems(
+                metric, rows, names, test, n_samples, seed, metric.higher_is_better
+            )
             signature = metric.get_signature()
             signature.update(test, n_samples)
             signature.update("seed", label)

@@ -45,8 +45,11 @@ def _load(spec: str) -> tuple[str, list[ScoreRecord]]:
 def _column_signature(record: ScoreRecord) -> str:
     """The signature without test-set fields (the column says them) and without version."""
     short_testset = {"t", "l", "o", "S"}
-    return "|".join(part for part in comparable_signature(record.signature).split("|")
-                    if part and part.split(":", 1)[0] not in (*TESTSET_KEYS, *short_testset))
+    return "|".join(
+        part
+        for part in comparable_signature(record.signature).split("|")
+        if part and part.split(":", 1)[0] not in (*TESTSET_KEYS, *short_testset)
+    )
 
 
 def build_report(request: ReportRequest) -> str:
@@ -64,16 +67,17 @@ def build_report(request: ReportRequest) -> str:
             system = file_system if len(names) == 1 else f"{file_system}: {record.system}"
             if system not in systems:
                 if any(c[0] == system for c in cells):
-                    raise InputError(f"system {system!r} appears twice; name them with "
-                                     f"name:path")
+                    raise InputError(f"system {system!r} appears twice; name them with name:path")
                 systems.append(system)
             test = record.test or "-"
             column = (test, record.metric)
             if column not in columns:
                 columns.append(column)
             if (system, test, record.metric) in cells:
-                raise InputError(f"system {system!r} has two {record.metric} results for "
-                                 f"{test}; name the files with name:path")
+                raise InputError(
+                    f"system {system!r} has two {record.metric} results for "
+                    f"{test}; name the files with name:path"
+                )
             cells[(system, test, record.metric)] = record.score
             signature = _column_signature(record)
             if signature:
@@ -81,25 +85,53 @@ def build_report(request: ReportRequest) -> str:
     mixed_columns = [c for c, sigs in signatures.items() if len(sigs) > 1]
     label = {c: f"{c[1]} ({c[0]})" if c[0] != "-" else c[1] for c in columns}
     for column in mixed_columns:
-        logger.warning(f"{label[column]} mixes different signatures; those scores are not "
-                       f"comparable: {' vs '.join(sorted(signatures[column]))}")
+        logger.warning(
+            f"{label[column]} mixes different signatures; those scores are not "
+            f"comparable: {' vs '.join(sorted(signatures[column]))}"
+        )
     if request.fmt == "json":
-        return json.dumps({"systems": [
-            {"system": s, "scores": [{"test": t, "metric": m, "score": cells[s, t, m]}
-                                     for t, m in columns if (s, t, m) in cells]}
-            for s in systems],
-            "signatures": [{"test": t, "metric": m, "signatures": sorted(v)}
-                           for (t, m), v in signatures.items()]},
-            indent=1, ensure_ascii=False)
+        return json.dumps(
+            {
+                "systems": [
+                    {
+                        "system": s,
+                        "scores": [
+                            {"test": t, "metric": m, "score": cells[s, t, m]}
+                            for t, m in columns
+                            if (s, t, m) in cells
+                        ],
+                    }
+                    for s in systems
+                ],
+                "signatures": [
+                    {"test": t, "metric": m, "signatures": sorted(v)}
+                    for (t, m), v in signatures.items()
+                ],
+            },
+            indent=1,
+            ensure_ascii=False,
+        )
     width = request.width
     headers = ["System", *[label[c] for c in columns]]
     # external segment metrics (COMET, ...) live in 0..1: never fewer than 4 decimals
     digits = {(t, m): width if m in STANDARD_METRICS else max(width, 4) for t, m in columns}
-    rows = [[s, *(f"{cells[s, t, m]:.{digits[t, m]}f}" if (s, t, m) in cells else "-"
-                  for t, m in columns)] for s in systems]
+    rows = [
+        [
+            s,
+            *(
+                f"{cells[s, t, m]:.{digits[t, m]}f}" if (s, t, m) in cells else "-"
+                for t, m in columns
+            ),
+        ]
+        for s in systems
+    ]
     rendered = table(rows, headers, request.fmt, colalign=("left",))
-    items = [f"{label[column]}: {sig}" for column, sigs in signatures.items()
-             for sig in sorted(sigs)]
-    remarks = [f"Not comparable: {', '.join(label[c] for c in mixed_columns)} mix different "
-               f"signatures."] if mixed_columns else []
+    items = [
+        f"{label[column]}: {sig}" for column, sigs in signatures.items() for sig in sorted(sigs)
+    ]
+    remarks = (
+        [f"Not comparable: {', '.join(label[c] for c in mixed_columns)} mix different signatures."]
+        if mixed_columns
+        else []
+    )
     return rendered + "\n" + notes("Signatures:", items, request.fmt, remarks)

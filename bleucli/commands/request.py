@@ -115,14 +115,14 @@ def validate(options: Options) -> None:
         try:
             re.compile(options.subset.removeprefix("country:"))
         except re.error as err:
-            raise UsageError(f"--subset {options.subset!r} is not a valid regular expression "
-                             f"({err})") from None
+            raise UsageError(
+                f"--subset {options.subset!r} is not a valid regular expression ({err})"
+            ) from None
     cpus = os.cpu_count() or 1
     if options.jobs > cpus:
         from bleucli.log import logger
 
-        logger.info(f"-j {options.jobs}: using {cpus} worker processes, "
-                                          f"one per CPU")
+        logger.info(f"-j {options.jobs}: using {cpus} worker processes, one per CPU")
         options.jobs = cpus
 
 

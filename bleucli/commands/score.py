@@ -21,12 +21,25 @@ if TYPE_CHECKING:
 
 #: Per metric: CLI option -> the signature field it conflicts with under --from-signature.
 _SIGNATURE_OPTIONS = {
-    "bleu": {"tokenize": "tok", "lowercase": "case", "smooth_method": "smooth",
-             "smooth_value": "smooth"},
-    "chrf": {"chrf_char_order": "nc", "chrf_word_order": "nw", "chrf_whitespace": "space",
-             "chrf_lowercase": "case", "chrf_eps_smoothing": "eff"},
-    "ter": {"ter_case_sensitive": "case", "ter_asian_support": "asian",
-            "ter_no_punct": "punct", "ter_normalized": "norm"},
+    "bleu": {
+        "tokenize": "tok",
+        "lowercase": "case",
+        "smooth_method": "smooth",
+        "smooth_value": "smooth",
+    },
+    "chrf": {
+        "chrf_char_order": "nc",
+        "chrf_word_order": "nw",
+        "chrf_whitespace": "space",
+        "chrf_lowercase": "case",
+        "chrf_eps_smoothing": "eff",
+    },
+    "ter": {
+        "ter_case_sensitive": "case",
+        "ter_asian_support": "asian",
+        "ter_no_punct": "punct",
+        "ter_normalized": "norm",
+    },
 }
 #: Signature fields that need features this version does not have.
 _UNSUPPORTED_FIELDS = {"ar": "approximate randomisation tests"}
@@ -34,10 +47,16 @@ _UNSUPPORTED_FIELDS = {"ar": "approximate randomisation tests"}
 
 #: Options that make the main command print something other than one result; `bleucli
 #: stats` must write a JSON shard that `bleucli merge` reads, so it refuses them.
-_NOT_WITH_STATS = {"sentence_level": "-sl/--sentence-level", "rank": "--rank",
-                   "docids": "--docids", "paired_bs": "-pbs/--paired-bs",
-                   "paired_ar": "-par/--paired-ar", "detail": "-d/--detail",
-                   "score_only": "-b/--score-only", "confidence": "-ci/--confidence"}
+_NOT_WITH_STATS = {
+    "sentence_level": "-sl/--sentence-level",
+    "rank": "--rank",
+    "docids": "--docids",
+    "paired_bs": "-pbs/--paired-bs",
+    "paired_ar": "-par/--paired-ar",
+    "detail": "-d/--detail",
+    "score_only": "-b/--score-only",
+    "confidence": "-ci/--confidence",
+}
 
 
 def _check_stats_options(options: Options) -> None:
@@ -46,18 +65,20 @@ def _check_stats_options(options: Options) -> None:
         if attribute == "confidence":  # a signature's bs: field sets it without asking
             value = value and "confidence" in options.explicit
         if value:
-            raise UsageError(f"bleucli stats writes one JSON shard of summed statistics for "
-                             f"`bleucli merge`; {flag} cannot be combined with it (run "
-                             f"`bleucli` itself for that)")
+            raise UsageError(
+                f"bleucli stats writes one JSON shard of summed statistics for "
+                f"`bleucli merge`; {flag} cannot be combined with it (run "
+                f"`bleucli` itself for that)"
+            )
 
 
-def _check_signature_value(text: str, what: str, value: float, low: float,
-                           high: float) -> None:
+def _check_signature_value(text: str, what: str, value: float, low: float, high: float) -> None:
     """A value a signature brings in, within the range its option accepts; the error names
     the signature's field, since the user typed no option."""
     if not low <= value <= high:
-        raise UsageError(f"--from-signature: {text} is out of range: {what} must be between "
-                         f"{low} and {high}")
+        raise UsageError(
+            f"--from-signature: {text} is out of range: {what} must be between {low} and {high}"
+        )
 
 
 def _check_signature_ranges(parsed: Any, options: Options) -> None:
@@ -66,12 +87,15 @@ def _check_signature_ranges(parsed: Any, options: Options) -> None:
     fields = parsed.fields
     if "bs" in fields:
         _, low, high = LIMITS["confidence_n"]
-        _check_signature_value(f"bs:{fields['bs']}", "bootstrap resamples",
-                               options.confidence_n, low, high)
+        _check_signature_value(
+            f"bs:{fields['bs']}", "bootstrap resamples", options.confidence_n, low, high
+        )
     if parsed.metric == "chrf":
-        for key, field, what in (("char_order", "nc", "the character n-gram order"),
-                                 ("word_order", "nw", "the word n-gram order"),
-                                 ("beta", "", "beta")):
+        for key, field, what in (
+            ("char_order", "nc", "the character n-gram order"),
+            ("word_order", "nw", "the word n-gram order"),
+            ("beta", "", "beta"),
+        ):
             _, low, high = CHRF_LIMITS[key]
             text = f"{field}:{fields[field]}" if field in fields else parsed.name
             if (field in fields or not field) and key in options.chrf:
@@ -81,8 +105,10 @@ def _check_signature_ranges(parsed: Any, options: Options) -> None:
         import math
 
         if not (math.isfinite(smooth_value) and smooth_value >= 0):
-            raise UsageError(f"--from-signature: smooth:{fields['smooth']} is out of range: "
-                             f"the smoothing value must be a finite number >= 0")
+            raise UsageError(
+                f"--from-signature: smooth:{fields['smooth']} is out of range: "
+                f"the smoothing value must be a finite number >= 0"
+            )
 
 
 def apply_signatures(options: Options) -> tuple[dict[str, int], list[str]]:
@@ -97,54 +123,64 @@ def apply_signatures(options: Options) -> tuple[dict[str, int], list[str]]:
     if len(set(metrics)) != len(metrics):
         raise ConfigError("give one --from-signature per metric")
     if "metrics" in options.explicit and set(options.metrics) != set(metrics):
-        raise ConfigError(f"--metrics conflicts with the signatures' metrics "
-                          f"({', '.join(metrics)})")
+        raise ConfigError(
+            f"--metrics conflicts with the signatures' metrics ({', '.join(metrics)})"
+        )
     options.metrics = tuple(metrics)
     expected: dict[str, int] = {}
     notices: list[str] = []
     for parsed in parsed_all:
         for key, value in parsed.fields.items():
             if key in _UNSUPPORTED_FIELDS:
-                raise ConfigError(f"signature field {key}:{value} needs "
-                                  f"{_UNSUPPORTED_FIELDS[key]}, which bleucli cannot apply here")
+                raise ConfigError(
+                    f"signature field {key}:{value} needs "
+                    f"{_UNSUPPORTED_FIELDS[key]}, which bleucli cannot apply here"
+                )
         for name, sig_key in _SIGNATURE_OPTIONS[parsed.metric].items():
             if name in options.explicit and sig_key in parsed.fields:
                 raise ConfigError(
                     f"--{name.replace('_', '-')} conflicts with --from-signature, "
-                    f"which sets {sig_key}:{parsed.fields[sig_key]}")
+                    f"which sets {sig_key}:{parsed.fields[sig_key]}"
+                )
         if "bs" in parsed.fields:
             options.confidence = True
             try:
                 options.confidence_n = int(parsed.fields["bs"])
             except ValueError:
-                raise UsageError(f"signature field bs:{parsed.fields['bs']} is not a "
-                                 f"number of resamples") from None
+                raise UsageError(
+                    f"signature field bs:{parsed.fields['bs']} is not a number of resamples"
+                ) from None
         if "seed" in parsed.fields:
             import os
 
             seed = parsed.fields["seed"]
             current = os.environ.get("BLEUCLI_SEED", "12345").lower()
             if seed != current:
-                raise ConfigError(f"the signature was made with seed:{seed}; "
-                                  f"set BLEUCLI_SEED={seed} to reproduce it")
+                raise ConfigError(
+                    f"the signature was made with seed:{seed}; "
+                    f"set BLEUCLI_SEED={seed} to reproduce it"
+                )
         for key, attribute in TESTSET_FIELDS.items():
             if key in parsed.fields:
                 given = getattr(options, attribute)
                 if given is not None and given != parsed.fields[key]:
                     raise ConfigError(
                         f"--{attribute.replace('_', '-')} {given} conflicts with "
-                        f"--from-signature, which sets {key}:{parsed.fields[key]}")
+                        f"--from-signature, which sets {key}:{parsed.fields[key]}"
+                    )
                 setattr(options, attribute, parsed.fields[key])
         getattr(options, parsed.metric).update(parsed.metric_options())
         _check_signature_ranges(parsed, options)
-        if parsed.metric == "bleu" and parsed.fields.get("eff") == "no" and \
-                options.sentence_level:
-            raise ConfigError("the signature says eff:no, but --sentence-level needs "
-                              "effective order")
+        if parsed.metric == "bleu" and parsed.fields.get("eff") == "no" and options.sentence_level:
+            raise ConfigError(
+                "the signature says eff:no, but --sentence-level needs effective order"
+            )
         version = parsed.fields.get("version")
         if version:
-            notices.append(f"reproducing a {parsed.name} signature from version {version} "
-                           f"with the SacreBLEU 2.x rules")
+            notices.append(
+                f"reproducing a {parsed.name} signature from version {version} "
+                f"with the SacreBLEU 2.x rules"
+            )
         nrefs = parsed.fields.get("nrefs")
         if nrefs is not None and nrefs != "var":
             try:
@@ -170,8 +206,10 @@ def metric_specs(options: Options) -> dict[str, tuple[type[Metric], dict[str, An
 
 def build_metrics(options: Options, references: list[list[str]]) -> dict[str, Metric]:
     """Instantiate every requested metric with the references pre-processed once."""
-    return {name: cls(**kwargs, references=references)
-            for name, (cls, kwargs) in metric_specs(options).items()}
+    return {
+        name: cls(**kwargs, references=references)
+        for name, (cls, kwargs) in metric_specs(options).items()
+    }
 
 
 def can_stream(options: Options) -> bool:
@@ -179,10 +217,18 @@ def can_stream(options: Options) -> bool:
     (resampling needs every sentence's statistics, so ``--confidence`` does not stream)."""
     import os
 
-    return (options.test_set is None and len(options.inputs) == 1 and bool(options.refs)
-            and os.path.exists(options.inputs[0]) and not options.confidence
-            and not (options.paired_bs or options.paired_ar) and not options.detail
-            and not options.segment_scores and not options.rank and options.docids is None)
+    return (
+        options.test_set is None
+        and len(options.inputs) == 1
+        and bool(options.refs)
+        and os.path.exists(options.inputs[0])
+        and not options.confidence
+        and not (options.paired_bs or options.paired_ar)
+        and not options.detail
+        and not options.segment_scores
+        and not options.rank
+        and options.docids is None
+    )
 
 
 def run_streaming(options: Options) -> str:
@@ -224,13 +270,23 @@ def run_streaming(options: Options) -> str:
     def print_rows(chunk: dict[str, list]) -> None:
         from bleucli.formats import sentence_header, sentence_rows
 
-        scores = {name: [metrics_holder[name].score_from_values(row) for row in chunk[name]]
-                  for name in sorted(chunk)}
+        scores = {
+            name: [metrics_holder[name].score_from_values(row) for row in chunk[name]]
+            for name in sorted(chunk)
+        }
         if fmt == "tsv" and printed[0] == 0:
-            click.echo(sentence_header([s[0].name for s in scores.values() if s], signatures,
-                                       fmt))
-        click.echo(sentence_rows(scores, signatures, fmt, options.width, options.score_only,
-                                 printed[0] + 1, options.inputs[0]))
+            click.echo(sentence_header([s[0].name for s in scores.values() if s], signatures, fmt))
+        click.echo(
+            sentence_rows(
+                scores,
+                signatures,
+                fmt,
+                options.width,
+                options.score_only,
+                printed[0] + 1,
+                options.inputs[0],
+            )
+        )
         printed[0] += len(next(iter(chunk.values()), []))
 
     metrics_holder = {name: cls(**kwargs) for name, (cls, kwargs) in specs.items()}
@@ -249,11 +305,18 @@ def run_streaming(options: Options) -> str:
             done[0] = min(read, size)
 
         metrics, totals, count = score_stream(
-            specs, path, list(options.refs), options.num_refs, options.encoding,
+            specs,
+            path,
+            list(options.refs),
+            options.num_refs,
+            options.encoding,
             jobs=options.jobs or _automatic_jobs(),
             keep_rows=options.sentence_level,
             on_rows=print_rows if options.sentence_level else None,
-            on_hypotheses=on_hypotheses, on_progress=on_progress, metrics=metrics_holder)
+            on_hypotheses=on_hypotheses,
+            on_progress=on_progress,
+            metrics=metrics_holder,
+        )
     if count == 0:
         raise InputError(f"{options.inputs[0]}: empty file, nothing to score")
     warn_if_tokenised(tokenised[0])
@@ -270,10 +333,15 @@ def run_streaming(options: Options) -> str:
         metric = metrics[name]
         metric.num_refs = n_refs
         signature = metric.get_signature()
-        results.append(Result(options.inputs[0], metric.score_from_values(totals[name]),
-                              str(signature), signature.format(short=True)))
-    return single_system(results, options.fmt, options.width, options.score_only,
-                         options.short)
+        results.append(
+            Result(
+                options.inputs[0],
+                metric.score_from_values(totals[name]),
+                str(signature),
+                signature.format(short=True),
+            )
+        )
+    return single_system(results, options.fmt, options.width, options.score_only, options.short)
 
 
 def _automatic_jobs() -> int:
@@ -287,8 +355,9 @@ def _automatic_jobs() -> int:
 def _check_signature_nrefs(expected: dict[str, int], given: int) -> None:
     for wanted in expected.values():
         if wanted != given:
-            raise ConfigError(f"the signature says nrefs:{wanted} but {given} reference "
-                              f"stream(s) were given")
+            raise ConfigError(
+                f"the signature says nrefs:{wanted} but {given} reference stream(s) were given"
+            )
 
 
 def run(options: Options) -> str:
@@ -345,19 +414,28 @@ def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
     for system in systems:
         check_same_length(system, ref_sources)
     if options.test_set is not None and options.bleu.get("tokenize") == "none":
-        logger.warning("You are turning off BLEU's internal tokenizer presumably to supply "
-                       "your own tokenized files.")
+        logger.warning(
+            "You are turning off BLEU's internal tokenizer presumably to supply "
+            "your own tokenized files."
+        )
         logger.warning("Published numbers will not be comparable to other papers.")
     metrics: dict[str, Metric] = build_metrics(options, [s.lines for s in ref_sources])
     if options.segment_scores:
         metrics.update(_segment_metrics(options, systems, len(ref_sources)))
     testset_fields = testset_signature_fields(options)
-    modes = [name for name, on in (("--sentence-level", options.sentence_level),
-                                   ("--rank", options.rank),
-                                   ("--docids", options.docids is not None),
-                                   ("--paired-bs/--paired-ar",
-                                    (options.paired_bs or options.paired_ar) and not options.rank))
-             if on]
+    modes = [
+        name
+        for name, on in (
+            ("--sentence-level", options.sentence_level),
+            ("--rank", options.rank),
+            ("--docids", options.docids is not None),
+            (
+                "--paired-bs/--paired-ar",
+                (options.paired_bs or options.paired_ar) and not options.rank,
+            ),
+        )
+        if on
+    ]
     if len(modes) > 1:
         raise ConfigError(f"{' and '.join(modes)} are separate modes; run them one at a time")
     if options.sentence_level and not options.emit_stats:
@@ -369,8 +447,7 @@ def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
     if options.docids is not None:
         from bleucli.commands.documents import by_document
 
-        return by_document(options, metrics, systems, testset_fields,
-                           len(ref_sources[0].lines))
+        return by_document(options, metrics, systems, testset_fields, len(ref_sources[0].lines))
     if options.rank:
         from bleucli.commands.rank import rank
 
@@ -385,14 +462,22 @@ def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
 
         if len(systems) > 1:
             raise ConfigError("bleucli stats writes the statistics of one system")
-        totals = {name: sum_rows(metric.per_sentence_stats(systems[0].lines, None))
-                  for name, metric in metrics.items()}
+        totals = {
+            name: sum_rows(metric.per_sentence_stats(systems[0].lines, None))
+            for name, metric in metrics.items()
+        }
         from bleucli.shards import ContentDigest
 
         digest = ContentDigest()
         digest.update(systems[0].lines, [source.lines for source in ref_sources])
-        return stats_document(metrics, metric_specs(options), totals, len(systems[0].lines),
-                              testset_fields, digest.hexdigest())
+        return stats_document(
+            metrics,
+            metric_specs(options),
+            totals,
+            len(systems[0].lines),
+            testset_fields,
+            digest.hexdigest(),
+        )
     if options.confidence and len(systems) > 1:
         raise ConfigError("--confidence scores one system; compare several with paired tests")
     n_bootstrap = options.confidence_n if options.confidence else 1
@@ -411,33 +496,40 @@ def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
             from bleucli.commands.testset_info import subset_details
 
             fmt = "text" if options.fmt == "json" else options.fmt
-            return single_system(results, fmt, options.width, options.score_only,
-                                 options.short) + "\n" + subset_details(
-                options, metrics, full_systems[0].lines)
-        return single_system(results, options.fmt, options.width, options.score_only,
-                             options.short)
+            return (
+                single_system(results, fmt, options.width, options.score_only, options.short)
+                + "\n"
+                + subset_details(options, metrics, full_systems[0].lines)
+            )
+        return single_system(results, options.fmt, options.width, options.score_only, options.short)
     logger.info(f"Found {len(systems)} systems.")
     return multi_system(results, options.fmt, options.width, options.short)
 
 
-def _segment_metrics(options: Options, systems: list[TextSource], num_refs: int
-                     ) -> dict[str, Metric]:
+def _segment_metrics(
+    options: Options, systems: list[TextSource], num_refs: int
+) -> dict[str, Metric]:
     """``--segment-scores``: external per-segment scores as metrics, bound to the systems."""
     from bleucli.metrics import segment
 
     if options.origlang or options.subset:
-        raise ConfigError("--segment-scores cannot be combined with --origlang/--subset: "
-                          "filter the score files like the outputs, or score the whole set")
+        raise ConfigError(
+            "--segment-scores cannot be combined with --origlang/--subset: "
+            "filter the score files like the outputs, or score the whole set"
+        )
     if options.emit_stats:
-        raise ConfigError("bleucli stats writes BLEU/chrF/TER statistics; segment scores "
-                          "need no shards (their mean is their corpus score)")
+        raise ConfigError(
+            "bleucli stats writes BLEU/chrF/TER statistics; segment scores "
+            "need no shards (their mean is their corpus score)"
+        )
     if "width" not in options.explicit:
         options.width = max(options.width, 4)  # scores such as COMET's live in 0..1
     return segment.build(options.segment_scores, systems, num_refs)  # type: ignore[return-value]
 
 
-def _corpus(metric: Metric, system: TextSource, testset_fields: dict[str, str | None],
-            n_bootstrap: int = 1) -> tuple[Any, Signature]:
+def _corpus(
+    metric: Metric, system: TextSource, testset_fields: dict[str, str | None], n_bootstrap: int = 1
+) -> tuple[Any, Signature]:
     from bleucli.commands.inputs import signature_with_testset
 
     score = metric.corpus_score(system.lines, None, n_bootstrap=n_bootstrap)

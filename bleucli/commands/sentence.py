@@ -15,18 +15,23 @@ if TYPE_CHECKING:
 def sentence_format(options: Options) -> str:
     """``-sl`` prints SacreBLEU's text lines unless ``-f json`` (JSON lines) or ``-f tsv`` is
     asked for explicitly (JSON is only the default for corpus scores)."""
-    return options.fmt if "fmt" in options.explicit and options.fmt in ("json", "tsv") \
-        else "text"
+    return options.fmt if "fmt" in options.explicit and options.fmt in ("json", "tsv") else "text"
 
 
-def sentence_level(options: Options, metrics: dict[str, Metric], systems: list[TextSource],
-                   testset_fields: dict[str, str | None]) -> str:
+def sentence_level(
+    options: Options,
+    metrics: dict[str, Metric],
+    systems: list[TextSource],
+    testset_fields: dict[str, str | None],
+) -> str:
     """One line per sentence (and system); statistics come from the cached references and
     each sentence's row is scored on its own."""
     from bleucli.formats import sentence_header, sentence_rows
 
-    signatures = {name: signature_with_testset(metric, testset_fields).format(options.short)
-                  for name, metric in sorted(metrics.items())}
+    signatures = {
+        name: signature_with_testset(metric, testset_fields).format(options.short)
+        for name, metric in sorted(metrics.items())
+    }
     fmt = sentence_format(options)
     parts: list[str] = []
     for system in systems:
@@ -35,8 +40,19 @@ def sentence_level(options: Options, metrics: dict[str, Metric], systems: list[T
             rows = metric.per_sentence_stats(system.lines, None)
             scores[name] = [metric.score_from_values(row) for row in rows]
         if not parts and fmt == "tsv":
-            parts.append(sentence_header([s[0].name for s in scores.values() if s],
-                                         signatures, fmt))
-        parts.append(sentence_rows(scores, signatures, fmt, options.width, options.score_only,
-                                   1, system.name, numbered=len(systems) > 1))
+            parts.append(
+                sentence_header([s[0].name for s in scores.values() if s], signatures, fmt)
+            )
+        parts.append(
+            sentence_rows(
+                scores,
+                signatures,
+                fmt,
+                options.width,
+                options.score_only,
+                1,
+                system.name,
+                numbered=len(systems) > 1,
+            )
+        )
     return "\n".join(parts)

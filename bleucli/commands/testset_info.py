@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from bleucli.commands.request import Options
 
 
-
 def subset_details(options: Options, metrics: dict[str, Metric], system: list[str]) -> str:
     """``-d/--detail``: the scores of every origlang of the test set, on all its documents and
     on each subset (domain or country), one line per metric, in SacreBLEU's layout.
@@ -25,16 +24,22 @@ def subset_details(options: Options, metrics: dict[str, Metric], system: list[st
         return "No subset information found. Consider using --origlang argument."
     sets = testsets_for(options)
     pair = options.language_pair or ""
-    origlangs = [options.origlang] if options.origlang else \
-        sets.available_origlangs(options.test_set, pair)
+    origlangs = (
+        [options.origlang] if options.origlang else sets.available_origlangs(options.test_set, pair)
+    )
     if not origlangs:
         return "No subset information found. Consider using --origlang argument."
     references = sets.load(options.test_set, pair).reference_streams
     if len(system) != len(references[0]):
-        raise InputError(f"--detail needs the output for the whole test set "
-                         f"({len(references[0])} lines), got {len(system)}")
-    subsets = [options.subset] if options.subset is not None else \
-        sets.available_subsets(options.test_set, pair)
+        raise InputError(
+            f"--detail needs the output for the whole test set "
+            f"({len(references[0])} lines), got {len(system)}"
+        )
+    subsets = (
+        [options.subset]
+        if options.subset is not None
+        else sets.available_subsets(options.test_set, pair)
+    )
     results: dict[str, list[tuple[int, Any]]] = {}
     for origlang in origlangs:
         for subset in [None, *subsets]:
@@ -47,18 +52,22 @@ def subset_details(options: Options, metrics: dict[str, Metric], system: list[st
             if subset is None:
                 key += " domain=ALL"
             elif subset.startswith("country:"):
-                key += f" country={subset[len('country:'):]}"
+                key += f" country={subset[len('country:') :]}"
             else:
                 key += f" domain={subset}"
-            results[key] = [(len(selected), metric.corpus_score(selected, refs))
-                            for metric in metrics.values()]
+            results[key] = [
+                (len(selected), metric.corpus_score(selected, refs)) for metric in metrics.values()
+            ]
     if not results:
         return ""
     left = max(len(key) for key in results) + 1
     name_width = max(len(score.name) for _, score in next(iter(results.values())))
-    return "\n".join(f"{key:<{left}}: sentences={n:<6} {score.name:<{name_width}} = "
-                     f"{score.score:.{options.width}f}"
-                     for key, scores in results.items() for n, score in scores)
+    return "\n".join(
+        f"{key:<{left}}: sentences={n:<6} {score.name:<{name_width}} = "
+        f"{score.score:.{options.width}f}"
+        for key, scores in results.items()
+        for n, score in scores
+    )
 
 
 def echo_fields(options: Options) -> str:
@@ -80,8 +89,10 @@ def echo_fields(options: Options) -> str:
             requested = [first if f == "ref" else f for f in requested]
         for field_name in requested:
             if field_name not in data.fields:
-                raise ConfigError(f"no field {field_name!r} in {name}/{options.language_pair}; "
-                                  f"available: {', '.join(available)}")
+                raise ConfigError(
+                    f"no field {field_name!r} in {name}/{options.language_pair}; "
+                    f"available: {', '.join(available)}"
+                )
         columns = [data.fields[f] for f in requested]
         out.extend("\t".join(v.rstrip() for v in row) for row in zip(*columns))
     return "\n".join(out)
@@ -103,8 +114,9 @@ def list_testsets(options: Options) -> str:
     else:
         names, header = registry.names(), "The available test sets are:"
     width = max((len(n) for n in names), default=0)
-    return "\n".join([header] + [f"{n:<{width}} : {registry.sets[n].description}"
-                                  for n in sorted(names)])
+    return "\n".join(
+        [header] + [f"{n:<{width}} : {registry.sets[n].description}" for n in sorted(names)]
+    )
 
 
 def citations(options: Options) -> str:

@@ -43,14 +43,19 @@ class Stats:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return (self.config, self.values, self.n_sentences) == \
-            (other.config, other.values, other.n_sentences)
+        return (self.config, self.values, self.n_sentences) == (
+            other.config,
+            other.values,
+            other.n_sentences,
+        )
 
     __hash__ = None  # type: ignore[assignment] # mutable, as a dataclass
 
     def __repr__(self) -> str:
-        return (f"Stats(config={self.config!r}, values={self.values!r}, "
-                f"n_sentences={self.n_sentences!r})")
+        return (
+            f"Stats(config={self.config!r}, values={self.values!r}, "
+            f"n_sentences={self.n_sentences!r})"
+        )
 
     def __add__(self, other: Stats) -> Stats:
         if not isinstance(other, Stats):
@@ -88,8 +93,12 @@ class Signature:
         "corr": "corr",
     }
 
-    def __init__(self, num_refs: int | str, metric_fields: dict[str, Any],
-                 metric_abbreviations: dict[str, str]) -> None:
+    def __init__(
+        self,
+        num_refs: int | str,
+        metric_fields: dict[str, Any],
+        metric_abbreviations: dict[str, str],
+    ) -> None:
         self.abbreviations = {**self.ABBREVIATIONS, **metric_abbreviations}
         self.info: dict[str, Any] = {
             "version": VERSION_FIELD,
@@ -113,7 +122,8 @@ class Signature:
         long_to_short = self.abbreviations
         return "|".join(
             f"{long_to_short.get(key, key)}:{value}"
-            for key, _, value in (field.partition(":") for field in signature.split("|")))
+            for key, _, value in (field.partition(":") for field in signature.split("|"))
+        )
 
     def format(self, short: bool = False) -> str:
         keys = [k for k in self.info if k != "version"] + ["version"]
@@ -147,8 +157,9 @@ class Score:
     #: may compute it on demand (a sentence-level loop rarely prints it).
     _verbose = ""
 
-    def format(self, width: int = 2, score_only: bool = False, signature: str = "",
-               is_json: bool = False) -> str:
+    def format(
+        self, width: int = 2, score_only: bool = False, signature: str = "", is_json: bool = False
+    ) -> str:
         """Render as SacreBLEU does: ``NAME|sig = 12.3 details`` or its JSON object."""
         text = f"{self.score:.{width}f}"
         record: dict[str, Any] = {
@@ -161,8 +172,9 @@ class Score:
             confidence = f"μ = {mean} ± {half}"
             text += f" ({confidence})"
             if is_json:
-                record.update(confidence_mean=float(mean), confidence_var=float(half),
-                              confidence=confidence)
+                record.update(
+                    confidence_mean=float(mean), confidence_var=float(half), confidence=confidence
+                )
         if score_only:
             return text
         line = f"{self.name}|{signature}" if signature else self.name
@@ -198,7 +210,9 @@ class Score:
 
 def _check_sentence_args(owner: str, hypothesis: Any, references: Any) -> None:
     if not isinstance(hypothesis, str):
-        raise TypeError(f"{owner}: the hypothesis should be a string, got {type(hypothesis).__name__}")
+        raise TypeError(
+            f"{owner}: the hypothesis should be a string, got {type(hypothesis).__name__}"
+        )
     if isinstance(references, str) or not isinstance(references, Sequence):
         raise TypeError(f"{owner}: references should be a list of strings, one per reference")
     if not references:
@@ -258,7 +272,8 @@ def check_corpus_args(owner: str, hypotheses: Any, references: Any) -> None:
                 raise InputError(
                     f"{owner}: sentence {i} has no reference (every stream has None there); "
                     f"None marks a missing reference among several, and each sentence needs "
-                    f"at least one")
+                    f"at least one"
+                )
 
 
 class ReferenceCache:
@@ -267,8 +282,9 @@ class ReferenceCache:
 
     __slots__ = ("infos", "num_refs", "extra")
 
-    def __init__(self, infos: list[Any], num_refs: int,
-                 extra: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, infos: list[Any], num_refs: int, extra: dict[str, Any] | None = None
+    ) -> None:
         self.infos = infos
         self.num_refs = num_refs
         self.extra = {} if extra is None else extra
@@ -404,16 +420,18 @@ class Metric(ABC):
     def cache_references(self, references: Sequence[Sequence[str | None]]) -> ReferenceCache:
         """Preprocess every reference once; ``None`` entries mean "no reference here"."""
         if not any(None in stream for stream in references):  # the usual case, C-level loops
-            streams = [self.preprocess_many(cast("Sequence[str]", stream))
-                       for stream in references]
+            streams = [self.preprocess_many(cast("Sequence[str]", stream)) for stream in references]
             infos = list(map(self.reference_info, map(list, zip(*streams))))
             self.num_refs = len(references)
             return ReferenceCache(infos, len(references))
         infos = []
         counts = set()
-        streams = [self.preprocess_many([r for r in stream if r is not None])
-                   if None in stream else self.preprocess_many(cast("Sequence[str]", stream))
-                   for stream in references]
+        streams = [
+            self.preprocess_many([r for r in stream if r is not None])
+            if None in stream
+            else self.preprocess_many(cast("Sequence[str]", stream))
+            for stream in references
+        ]
         iterators = [iter(stream) for stream in streams]
         for refs in zip(*references):
             lines = [next(it) for it, r in zip(iterators, refs) if r is not None]
@@ -427,8 +445,9 @@ class Metric(ABC):
         """Hook for input sanity warnings (BLEU warns about tokenised input)."""
         return None
 
-    def _reference_infos(self, hypotheses: Sequence[str],
-                         references: Sequence[Sequence[str | None]] | None) -> list[Any]:
+    def _reference_infos(
+        self, hypotheses: Sequence[str], references: Sequence[Sequence[str | None]] | None
+    ) -> list[Any]:
         """The per-sentence reference information for ``hypotheses``: from ``references``
         if given, else from the references cached at construction (lengths checked)."""
         owner = type(self).__name__
@@ -448,38 +467,42 @@ class Metric(ABC):
         self._warn_hypotheses(hypotheses)
         return cache.infos
 
-    def per_sentence_stats(self, hypotheses: Sequence[str],
-                           references: Sequence[Sequence[str | None]] | None) -> list[list[Number]]:
+    def per_sentence_stats(
+        self, hypotheses: Sequence[str], references: Sequence[Sequence[str | None]] | None
+    ) -> list[list[Number]]:
         """Statistics for every sentence; the rows that corpus and resampling code share."""
         infos = self._reference_infos(hypotheses, references)
         with paused_gc():
             return self.stats_rows(self.preprocess_many(hypotheses), infos)
 
-    def per_sentence_stats_many(self, systems: Sequence[Sequence[str]]
-                                ) -> list[list[list[Number]]]:
+    def per_sentence_stats_many(self, systems: Sequence[Sequence[str]]) -> list[list[list[Number]]]:
         """Per system, the statistics of every sentence against the cached references (the
         paired tests): batch engines do the references' side once for all systems."""
         infos: list[Any] = []
         for hypotheses in systems:
             infos = self._reference_infos(hypotheses, None)
         with paused_gc():
-            return self.stats_rows_many([self.preprocess_many(hypotheses)
-                                         for hypotheses in systems], infos)
+            return self.stats_rows_many(
+                [self.preprocess_many(hypotheses) for hypotheses in systems], infos
+            )
 
     def stats_rows(self, hypotheses: list[str], ref_infos: Sequence[Any]) -> list[list[Number]]:
         """Statistics of one system's preprocessed hypotheses."""
         return self.stats_rows_many([hypotheses], ref_infos)[0]
 
-    def stats_rows_many(self, systems: list[list[str]],
-                        ref_infos: Sequence[Any]) -> list[list[list[Number]]]:
+    def stats_rows_many(
+        self, systems: list[list[str]], ref_infos: Sequence[Any]
+    ) -> list[list[list[Number]]]:
         """Statistics of several systems' preprocessed hypotheses against the same
         references, sentence by sentence; metrics with a batch engine override this."""
         stats = self.sentence_stats
-        return [[stats(h, info) for h, info in zip(hypotheses, ref_infos)]
-                for hypotheses in systems]
+        return [
+            [stats(h, info) for h, info in zip(hypotheses, ref_infos)] for hypotheses in systems
+        ]
 
-    def extract_stats(self, hypotheses: Sequence[str],
-                      references: Sequence[Sequence[str | None]] | None = None) -> Stats:
+    def extract_stats(
+        self, hypotheses: Sequence[str], references: Sequence[Sequence[str | None]] | None = None
+    ) -> Stats:
         """Summed statistics of a corpus: add the results of shards to score their union."""
         rows = self.per_sentence_stats(hypotheses, references)
         return Stats(self._config_key(), sum_rows(rows), len(rows))
@@ -499,9 +522,12 @@ class Metric(ABC):
             )
         return self.score_from_values(list(stats.values))
 
-    def corpus_score(self, hypotheses: Sequence[str],
-                     references: Sequence[Sequence[str | None]] | None,
-                     n_bootstrap: int = 1) -> Score:
+    def corpus_score(
+        self,
+        hypotheses: Sequence[str],
+        references: Sequence[Sequence[str | None]] | None,
+        n_bootstrap: int = 1,
+    ) -> Score:
         """Score a corpus; ``references`` is a list of streams, or ``None`` to use the cache."""
         rows = self.per_sentence_stats(hypotheses, references)
         score = self.score_from_values(sum_rows(rows))
@@ -532,8 +558,7 @@ class Metric(ABC):
                 f"{type(self).__name__}: the number of references is unknown until "
                 f"something has been scored"
             )
-        signature = Signature(self.num_refs, self.signature_fields(),
-                              self.signature_abbreviations)
+        signature = Signature(self.num_refs, self.signature_fields(), self.signature_abbreviations)
         signature.update("bs", self.n_bootstrap)
         signature.update("seed", self.seed)
         return signature

@@ -49,6 +49,7 @@ def _log(x: float) -> float:
 try:  # the C loop behind Counter(), without Counter's per-call Python overhead
     from collections import _count_elements  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - other Python implementations
+
     def _count_elements(mapping: dict, iterable: Iterable) -> None:
         for item in iterable:
             mapping[item] = mapping.get(item, 0) + 1
@@ -78,8 +79,9 @@ def clipped_matches(grams: list, ref_counts: dict) -> int:
         return len(distinct.intersection(ref_counts))
     counts: dict = {}
     _count_elements(counts, grams)
-    return sum([min(count, ref_counts[gram]) for gram, count in counts.items()
-                if gram in ref_counts])
+    return sum(
+        [min(count, ref_counts[gram]) for gram, count in counts.items() if gram in ref_counts]
+    )
 
 
 def closest_ref_len(hyp_len: int, ref_lens: Sequence[int]) -> int:
@@ -101,17 +103,28 @@ def count_tokenised_periods(hypotheses: Iterable[str]) -> int:
 def warn_if_tokenised(count: int) -> None:
     if count >= TOKENISED_PERIOD_WARNING_THRESHOLD:
         logger.warning("That's 100 lines that end in a tokenized period ('.')")
-        logger.warning("It looks like you forgot to detokenize your test data, "
-                       "which may hurt your score.")
-        logger.warning("If you insist your data is detokenized, or don't care, "
-                       "you can suppress this message with the `force` parameter.")
+        logger.warning(
+            "It looks like you forgot to detokenize your test data, which may hurt your score."
+        )
+        logger.warning(
+            "If you insist your data is detokenized, or don't care, "
+            "you can suppress this message with the `force` parameter."
+        )
 
 
 class BLEUScore(Score):
     """A BLEU value with its n-gram statistics, brevity penalty and lengths."""
 
-    def __init__(self, score: float, counts: list[Number], totals: list[Number],
-                 precisions: list[float], bp: float, sys_len: int, ref_len: int) -> None:
+    def __init__(
+        self,
+        score: float,
+        counts: list[Number],
+        totals: list[Number],
+        precisions: list[float],
+        bp: float,
+        sys_len: int,
+        ref_len: int,
+    ) -> None:
         super().__init__("BLEU", score)
         self.counts = counts
         self.totals = totals
@@ -128,20 +141,29 @@ class BLEUScore(Score):
 
     @property
     def _verbose(self) -> str:  # type: ignore[override]
-        return (f"{self.prec_str} (BP = {self.bp:.3f} ratio = {self.ratio:.3f} "
-                f"hyp_len = {self.sys_len:d} ref_len = {self.ref_len:d})")
+        return (
+            f"{self.prec_str} (BP = {self.bp:.3f} ratio = {self.ratio:.3f} "
+            f"hyp_len = {self.sys_len:d} ref_len = {self.ref_len:d})"
+        )
 
 
 def check_smooth_method(smooth_method: str) -> None:
     if smooth_method not in SMOOTH_DEFAULTS:
-        raise UsageError(f"unknown smoothing method {smooth_method!r}; "
-                          f"available: {', '.join(SMOOTH_DEFAULTS)}")
+        raise UsageError(
+            f"unknown smoothing method {smooth_method!r}; available: {', '.join(SMOOTH_DEFAULTS)}"
+        )
 
 
-def compute_bleu(correct: list[Number], total: list[Number], sys_len: int, ref_len: int,
-                 smooth_method: str = "none", smooth_value: float | None = None,
-                 effective_order: bool = False,
-                 max_ngram_order: int = MAX_NGRAM_ORDER) -> BLEUScore:
+def compute_bleu(
+    correct: list[Number],
+    total: list[Number],
+    sys_len: int,
+    ref_len: int,
+    smooth_method: str = "none",
+    smooth_value: float | None = None,
+    effective_order: bool = False,
+    max_ngram_order: int = MAX_NGRAM_ORDER,
+) -> BLEUScore:
     """BLEU from summed statistics, with the smoothing methods of Chen & Cherry (2014).
 
     ``floor`` (method 1) replaces a zero match count by ``smooth_value``; ``add-k``
@@ -196,16 +218,28 @@ class BLEU(Metric):
     SMOOTH_DEFAULTS = SMOOTH_DEFAULTS
     TOKENIZER_DEFAULT = "13a"
 
-    def __init__(self, lowercase: bool = False, force: bool = False,
-                 tokenize: str | None = None, smooth_method: str = "exp",
-                 smooth_value: float | None = None, max_ngram_order: int = MAX_NGRAM_ORDER,
-                 effective_order: bool = False, trg_lang: str = "",
-                 references: Sequence[Sequence[str | None]] | None = None) -> None:
+    def __init__(
+        self,
+        lowercase: bool = False,
+        force: bool = False,
+        tokenize: str | None = None,
+        smooth_method: str = "exp",
+        smooth_value: float | None = None,
+        max_ngram_order: int = MAX_NGRAM_ORDER,
+        effective_order: bool = False,
+        trg_lang: str = "",
+        references: Sequence[Sequence[str | None]] | None = None,
+    ) -> None:
         check_smooth_method(smooth_method)
-        if isinstance(max_ngram_order, bool) or not isinstance(max_ngram_order, int) or \
-                not 1 <= max_ngram_order <= MAX_ORDER_LIMIT:
-            raise ConfigError(f"max_ngram_order must be a whole number from 1 to "
-                              f"{MAX_ORDER_LIMIT}, got {max_ngram_order!r}")
+        if (
+            isinstance(max_ngram_order, bool)
+            or not isinstance(max_ngram_order, int)
+            or not 1 <= max_ngram_order <= MAX_ORDER_LIMIT
+        ):
+            raise ConfigError(
+                f"max_ngram_order must be a whole number from 1 to "
+                f"{MAX_ORDER_LIMIT}, got {max_ngram_order!r}"
+            )
         self.lowercase = lowercase
         self._force = force
         self.smooth_method = smooth_method
@@ -271,18 +305,22 @@ class BLEU(Metric):
         total = [0] * order_max
         for order in range(1, min(order_max, hyp_len) + 1):
             total[order - 1] = hyp_len - order + 1
-            correct[order - 1] = clipped_matches(ngrams(tokens, order),
-                                                 self._reference_counts(ref_info, order))
+            correct[order - 1] = clipped_matches(
+                ngrams(tokens, order), self._reference_counts(ref_info, order)
+            )
         return [hyp_len, closest_ref_len(hyp_len, ref_lens), *correct, *total]
 
-    def stats_rows_many(self, systems: list[list[str]],
-                        ref_infos: Sequence[Any]) -> list[list[list[Number]]]:
+    def stats_rows_many(
+        self, systems: list[list[str]], ref_infos: Sequence[Any]
+    ) -> list[list[list[Number]]]:
         """Large corpora go through the vectorised engine (same numbers, integer ids), all
         systems at once so that the references are counted once."""
         if _NATIVE is not None:
             refs = list(ref_infos)
-            return [_NATIVE.bleu_stats(list(hypotheses), refs, self.max_ngram_order)
-                    for hypotheses in systems]
+            return [
+                _NATIVE.bleu_stats(list(hypotheses), refs, self.max_ngram_order)
+                for hypotheses in systems
+            ]
         if not systems or not use_batch(len(systems[0]), without_numpy=BATCH_WITHOUT_NUMPY):
             return super().stats_rows_many(systems, ref_infos)
         from bleucli.metrics.bleu_batch import batch_bleu_stats
@@ -291,8 +329,7 @@ class BLEU(Metric):
         for start, stop in chunks(len(systems[0])):
             infos = ref_infos[start:stop]
             streams = max((len(info) for info in infos), default=0)
-            refs = [[info[k] if k < len(info) else None for info in infos]
-                    for k in range(streams)]
+            refs = [[info[k] if k < len(info) else None for info in infos] for k in range(streams)]
             hyps = [hypotheses[start:stop] for hypotheses in systems]
             for rows, out in zip(batch_bleu_stats(hyps, refs, self.max_ngram_order), results):
                 out.extend(rows.tolist())
@@ -308,17 +345,20 @@ class BLEU(Metric):
         for n in range(order):
             correct, total = values[2 + n], values[2 + order + n]
             if correct > total:
-                return (f"{correct} matching {n + 1}-grams out of {total}: more matches than "
-                        f"n-grams")
+                return f"{correct} matching {n + 1}-grams out of {total}: more matches than n-grams"
         return None
 
     def score_from_values(self, values: Sequence[Number]) -> BLEUScore:
         order = self.max_ngram_order
         return compute_bleu(
-            correct=list(values[2:2 + order]), total=list(values[2 + order:]),
-            sys_len=int(values[0]), ref_len=int(values[1]),
-            smooth_method=self.smooth_method, smooth_value=self.smooth_value,
-            effective_order=self.effective_order, max_ngram_order=order,
+            correct=list(values[2 : 2 + order]),
+            total=list(values[2 + order :]),
+            sys_len=int(values[0]),
+            ref_len=int(values[1]),
+            smooth_method=self.smooth_method,
+            smooth_value=self.smooth_value,
+            effective_order=self.effective_order,
+            max_ngram_order=order,
         )
 
     # -- checks and signature --------------------------------------------------------------

@@ -31,14 +31,16 @@ class _Side:
         self.gram = self.ids.copy()  # ids of the n-gram starting at each token, current order
 
     @classmethod
-    def from_tokens(cls, sentences: Sequence[list[str] | None],
-                    vocabulary: dict[str, int]) -> _Side:
+    def from_tokens(
+        cls, sentences: Sequence[list[str] | None], vocabulary: dict[str, int]
+    ) -> _Side:
         """Token lists (``None``: no sentence) as ids from ``vocabulary``, which grows by
         the tokens it has not seen. The loops over tokens run in C (``dict.fromkeys``,
         ``map``); Python only visits each new word type once."""
         present = np.array([s is not None for s in sentences], dtype=bool)
-        lengths = np.fromiter((0 if s is None else len(s) for s in sentences),
-                              dtype=np.int64, count=len(sentences))
+        lengths = np.fromiter(
+            (0 if s is None else len(s) for s in sentences), dtype=np.int64, count=len(sentences)
+        )
         flat = list(chain.from_iterable(s for s in sentences if s is not None))
         unseen = [token for token in dict.fromkeys(flat) if token not in vocabulary]
         vocabulary.update(zip(unseen, range(len(vocabulary), len(vocabulary) + len(unseen))))
@@ -63,19 +65,23 @@ class _Side:
         separator = vocabulary.get(_SEPARATOR, -1)
         sides = []
         for flat, mask, count, texts in zip(flats, present, counts, streams):
-            ids = np.fromiter(map(vocabulary.__getitem__, flat), dtype=np.int64,
-                              count=len(flat))
+            ids = np.fromiter(map(vocabulary.__getitem__, flat), dtype=np.int64, count=len(flat))
             cuts = np.flatnonzero(ids == separator)
             if len(cuts) == max(count - 1, 0):
-                lengths = np.diff(np.concatenate(([-1], cuts, [len(ids)]))) - 1 \
-                    if count else np.zeros(0, dtype=np.int64)
+                lengths = (
+                    np.diff(np.concatenate(([-1], cuts, [len(ids)]))) - 1
+                    if count
+                    else np.zeros(0, dtype=np.int64)
+                )
                 ids = np.delete(ids, cuts)
             else:  # a sentence holds the separator as a token: count them one by one
-                lengths = np.fromiter((len(t.split()) if t else 0 for t in texts),
-                                      dtype=np.int64, count=count)
+                lengths = np.fromiter(
+                    (len(t.split()) if t else 0 for t in texts), dtype=np.int64, count=count
+                )
                 tokens = [token for t in texts if t for token in t.split()]
-                ids = np.fromiter(map(vocabulary.__getitem__, tokens), dtype=np.int64,
-                                  count=len(tokens))
+                ids = np.fromiter(
+                    map(vocabulary.__getitem__, tokens), dtype=np.int64, count=len(tokens)
+                )
             sides.append(cls(ids, lengths, mask))
         return sides
 
@@ -103,8 +109,10 @@ def next_order_ids(sides: list[_Side], order: int, vocab_size: int) -> int:
     """
     masks = [side.valid(order) for side in sides]
     previous = max((int(side.gram.max()) + 1 for side in sides if len(side.gram)), default=1)
-    keys = [side.gram[mask] * vocab_size + side.ids[np.flatnonzero(mask) + order - 1]
-            for side, mask in zip(sides, masks)]
+    keys = [
+        side.gram[mask] * vocab_size + side.ids[np.flatnonzero(mask) + order - 1]
+        for side, mask in zip(sides, masks)
+    ]
     if sum(len(k) for k in keys) == 0:
         for side in sides:
             side.gram = np.full(len(side.ids), -1, dtype=np.int64)
@@ -119,13 +127,12 @@ def next_order_ids(sides: list[_Side], order: int, vocab_size: int) -> int:
     offset = 0
     for side, mask, k in zip(sides, masks, keys):
         side.gram = np.full(len(side.ids), -1, dtype=np.int64)
-        side.gram[mask] = inverse[offset:offset + len(k)]
+        side.gram[mask] = inverse[offset : offset + len(k)]
         offset += len(k)
     return max(len(uniques), 1)
 
 
-def clipped_per_sentence(hyp_keys, hyp_counts, ref_keys, ref_counts, n_grams: int,
-                         n: int):
+def clipped_per_sentence(hyp_keys, hyp_counts, ref_keys, ref_counts, n_grams: int, n: int):
     """Per sentence, the sum over shared n-grams of min(hypothesis count, reference count)."""
     if len(ref_keys) == 0 or len(hyp_keys) == 0:
         return np.zeros(n, dtype=np.int64)
@@ -143,8 +150,9 @@ def _counts(side: _Side, order: int, n_grams: int):
     return np.unique(keys, return_counts=True)
 
 
-def batch_bleu_stats(hyp_streams: Sequence[Sequence[str]], refs: Sequence[Sequence[str | None]],
-                     max_order: int) -> list[np.ndarray]:
+def batch_bleu_stats(
+    hyp_streams: Sequence[Sequence[str]], refs: Sequence[Sequence[str | None]], max_order: int
+) -> list[np.ndarray]:
     """Per hypothesis stream (one per system), rows ``[hyp_len, closest_ref_len,
     matches_1..N, totals_1..N]`` for every sentence; the references' n-grams are counted once
     for all streams.
@@ -153,7 +161,7 @@ def batch_bleu_stats(hyp_streams: Sequence[Sequence[str]], refs: Sequence[Sequen
     the k-th reference of sentence i, or ``None`` if absent.
     """
     sides = _Side.from_texts([*hyp_streams, *refs])
-    hyp_sides, ref_sides = sides[:len(hyp_streams)], sides[len(hyp_streams):]
+    hyp_sides, ref_sides = sides[: len(hyp_streams)], sides[len(hyp_streams) :]
     vocab_size = max((int(side.ids.max()) + 1 for side in sides if len(side.ids)), default=1)
     n = len(hyp_sides[0].lengths) if hyp_sides else 0
     results = []
@@ -166,12 +174,12 @@ def batch_bleu_stats(hyp_streams: Sequence[Sequence[str]], refs: Sequence[Sequen
     for order in range(1, max_order + 1):
         if order > 1:
             n_grams = next_order_ids(sides, order, vocab_size)
-        ref_keys, ref_counts = _max_counts([_counts(side, order, n_grams)
-                                            for side in ref_sides])
+        ref_keys, ref_counts = _max_counts([_counts(side, order, n_grams) for side in ref_sides])
         for hyp, rows in zip(hyp_sides, results):
             hyp_keys, hyp_counts = _counts(hyp, order, n_grams)
-            rows[:, 1 + order] = clipped_per_sentence(hyp_keys, hyp_counts, ref_keys,
-                                                      ref_counts, n_grams, n)
+            rows[:, 1 + order] = clipped_per_sentence(
+                hyp_keys, hyp_counts, ref_keys, ref_counts, n_grams, n
+            )
             rows[:, 1 + max_order + order] = np.maximum(hyp.lengths - order + 1, 0)
     return results
 

@@ -34,6 +34,7 @@ def _nep50() -> bool:
         return False
     return type(np.float32(1) * 1.0) is np.float32 and type(0.0 + np.float32(1)) is np.float32
 
+
 #: Character n-grams make the per-sentence loop slow: numpy pays for its import from about
 #: this many sentences on (measured: 300 lines 0.17 s with numpy, 0.23 s without).
 BATCH_WITHOUT_NUMPY = 150
@@ -43,8 +44,10 @@ def char_ngram_counts(text: str, max_order: int, include_whitespace: bool) -> li
     """Character n-gram counts of orders 1..max_order (whitespace removed unless kept)."""
     if not include_whitespace:
         text = "".join(text.split())
-    return [Counter([text[i:i + n] for i in range(len(text) - n + 1)])
-            for n in range(1, max_order + 1)]
+    return [
+        Counter([text[i : i + n] for i in range(len(text) - n + 1)])
+        for n in range(1, max_order + 1)
+    ]
 
 
 def split_word_punctuation(text: str) -> list[str]:
@@ -64,11 +67,11 @@ def split_word_punctuation(text: str) -> list[str]:
 
 def char_ngrams(text: str, order: int) -> Counter:
     """Character n-gram counts of one order."""
-    return Counter([text[i:i + order] for i in range(len(text) - order + 1)])
+    return Counter([text[i : i + order] for i in range(len(text) - order + 1)])
 
 
 def word_ngram_counts(words: list[str], order: int) -> Counter:
-    return Counter([" ".join(words[i:i + order]) for i in range(len(words) - order + 1)])
+    return Counter([" ".join(words[i : i + order]) for i in range(len(words) - order + 1)])
 
 
 def match_statistics(hyp: dict, hyp_total: Number, ref: dict, ref_total: Number) -> list[Number]:
@@ -104,17 +107,27 @@ class CHRF(Metric):
     WORD_ORDER = 0
     BETA = 2
 
-    def __init__(self, char_order: int = CHAR_ORDER, word_order: int = WORD_ORDER,
-                 beta: int = BETA, lowercase: bool = False, whitespace: bool = False,
-                 eps_smoothing: bool = False,
-                 references: Sequence[Sequence[str | None]] | None = None) -> None:
+    def __init__(
+        self,
+        char_order: int = CHAR_ORDER,
+        word_order: int = WORD_ORDER,
+        beta: int = BETA,
+        lowercase: bool = False,
+        whitespace: bool = False,
+        eps_smoothing: bool = False,
+        references: Sequence[Sequence[str | None]] | None = None,
+    ) -> None:
         from bleucli.errors import ConfigError
 
         for name, value in (("char_order", char_order), ("word_order", word_order)):
-            if isinstance(value, bool) or not isinstance(value, int) or \
-                    not 0 <= value <= MAX_ORDER_LIMIT:
-                raise ConfigError(f"{name} must be a whole number from 0 to "
-                                  f"{MAX_ORDER_LIMIT}, got {value!r}")
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int)
+                or not 0 <= value <= MAX_ORDER_LIMIT
+            ):
+                raise ConfigError(
+                    f"{name} must be a whole number from 0 to {MAX_ORDER_LIMIT}, got {value!r}"
+                )
         if char_order + word_order == 0:
             raise ConfigError("chrF needs a positive character or word n-gram order")
         self.char_order = char_order
@@ -162,8 +175,9 @@ class CHRF(Metric):
                 hyp = count(hyp_seq, order)
                 hyp_total = max(len(hyp_seq) - order + 1, 0)
                 for stats, ref_seq in zip(per_ref, ref_seqs):
-                    stats += match_statistics(hyp, hyp_total, count(ref_seq, order),
-                                              max(len(ref_seq) - order + 1, 0))
+                    stats += match_statistics(
+                        hyp, hyp_total, count(ref_seq, order), max(len(ref_seq) - order + 1, 0)
+                    )
         best: list[Number] = []
         best_f = -1.0
         for stats in per_ref:
@@ -174,12 +188,12 @@ class CHRF(Metric):
 
     def f_score(self, stats: Sequence[Number]) -> float:
         """chrF from ``[hyp, ref, match]`` triples, one per order."""
-        factor = self.beta ** 2
+        factor = self.beta**2
         score = 0.0
         avg_prec = avg_rec = 0.0
         effective_order = 0
         for i in range(self.order):
-            n_hyp, n_ref, n_match = stats[3 * i:3 * i + 3]
+            n_hyp, n_ref, n_match = stats[3 * i : 3 * i + 3]
             prec = n_match / n_hyp if n_hyp > 0 else _EPS
             rec = n_match / n_ref if n_ref > 0 else _EPS
             denom = factor * prec + rec
@@ -205,7 +219,7 @@ class CHRF(Metric):
         import numpy as np
 
         with np.errstate(divide="ignore", invalid="ignore"):
-            factor = self.beta ** 2
+            factor = self.beta**2
             n = columns.shape[1]
             score = np.zeros(n)
             avg_prec, avg_rec = np.zeros(n), np.zeros(n)
@@ -226,8 +240,11 @@ class CHRF(Metric):
             avg_prec = np.where(effective_order > 0, avg_prec / safe, 0.0)
             avg_rec = np.where(effective_order > 0, avg_rec / safe, 0.0)
             total = avg_prec + avg_rec
-            return np.where(total != 0, 100 * ((1 + factor) * avg_prec * avg_rec / (
-                (factor * avg_prec) + avg_rec)), 0.0)
+            return np.where(
+                total != 0,
+                100 * ((1 + factor) * avg_prec * avg_rec / ((factor * avg_prec) + avg_rec)),
+                0.0,
+            )
 
     def resample_scores(self, sums: Any) -> Any:
         """chrF of every resample at once, with the float32 arithmetic that
@@ -242,9 +259,9 @@ class CHRF(Metric):
         if not _nep50() or getattr(sums, "dtype", None) != np.float32 or sums.ndim != 2:
             return super().resample_scores(sums)
         columns = sums.T
-        if self.order == 0 or (columns[:3 * self.order] <= 0).any():
+        if self.order == 0 or (columns[: 3 * self.order] <= 0).any():
             return super().resample_scores(sums)
-        factor = self.beta ** 2
+        factor = self.beta**2
         score = np.zeros(columns.shape[1], dtype=np.float32)
         avg_prec = np.zeros_like(score)
         avg_rec = np.zeros_like(score)
@@ -263,14 +280,18 @@ class CHRF(Metric):
             avg_rec = avg_rec / self.order
             return 100 * ((1 + factor) * avg_prec * avg_rec / ((factor * avg_prec) + avg_rec))
 
-    def stats_rows_many(self, systems: list[list[str]],
-                        ref_infos: Sequence[Any]) -> list[list[list[Number]]]:
+    def stats_rows_many(
+        self, systems: list[list[str]], ref_infos: Sequence[Any]
+    ) -> list[list[list[Number]]]:
         """Large corpora go through the vectorised engine (same numbers), all systems at
         once so that the references are counted once."""
         if _NATIVE is not None and systems:
             return [self._native_rows(hypotheses, ref_infos) for hypotheses in systems]
-        if not systems or not use_batch(len(systems[0]), without_numpy=BATCH_WITHOUT_NUMPY) \
-                or any(not info for info in ref_infos):
+        if (
+            not systems
+            or not use_batch(len(systems[0]), without_numpy=BATCH_WITHOUT_NUMPY)
+            or any(not info for info in ref_infos)
+        ):
             return super().stats_rows_many(systems, ref_infos)
         from bleucli.metrics.chrf_batch import batch_chrf_stats
 
@@ -278,12 +299,20 @@ class CHRF(Metric):
         for start, stop in chunks(len(systems[0])):
             infos = ref_infos[start:stop]
             streams = max(len(info) for info in infos)
-            refs = [[info[k] if k < len(info) else None for info in infos]
-                    for k in range(streams)]
+            refs = [[info[k] if k < len(info) else None for info in infos] for k in range(streams)]
             hyps = [hypotheses[start:stop] for hypotheses in systems]
-            for rows, out in zip(batch_chrf_stats(
-                    hyps, refs, self.char_order, self.word_order, self.whitespace,
-                    split_word_punctuation, self.f_scores), results):
+            for rows, out in zip(
+                batch_chrf_stats(
+                    hyps,
+                    refs,
+                    self.char_order,
+                    self.word_order,
+                    self.whitespace,
+                    split_word_punctuation,
+                    self.f_scores,
+                ),
+                results,
+            ):
                 out.extend(rows.tolist())
         return results
 
@@ -292,8 +321,9 @@ class CHRF(Metric):
         the best by sentence chrF is kept (the first of equals), as in :meth:`sentence_stats`."""
         texts = [list(info) for info in ref_infos]
         assert _NATIVE is not None
-        candidates = _NATIVE.chrf_stats(list(hypotheses), texts, self.char_order,
-                                        self.word_order, self.whitespace)
+        candidates = _NATIVE.chrf_stats(
+            list(hypotheses), texts, self.char_order, self.word_order, self.whitespace
+        )
         rows = []
         f_score = self.f_score
         for per_ref in candidates:
@@ -316,10 +346,12 @@ class CHRF(Metric):
 
     def impossible_stats(self, values: Sequence[Number]) -> str | None:
         for i in range(self.order):
-            n_hyp, n_ref, n_match = values[3 * i:3 * i + 3]
+            n_hyp, n_ref, n_match = values[3 * i : 3 * i + 3]
             if n_match > min(n_hyp, n_ref):
-                return (f"order {i + 1}: {n_match} matches of {n_hyp} hypothesis and {n_ref} "
-                        f"reference n-grams")
+                return (
+                    f"order {i + 1}: {n_match} matches of {n_hyp} hypothesis and {n_ref} "
+                    f"reference n-grams"
+                )
         return None
 
     def score_from_values(self, values: Sequence[Number]) -> CHRFScore:

@@ -47,24 +47,38 @@ def _order_stats(sides: list[_Side], n_hyp: int, max_order: int, vocab_size: int
     for order in range(1, max_order + 1):
         if order > 1:
             n_grams = next_order_ids(sides, order, vocab_size)
-        ref_counted = [(_counts(ref, order, n_grams), np.maximum(ref.lengths - order + 1, 0))
-                       for ref in refs]
+        ref_counted = [
+            (_counts(ref, order, n_grams), np.maximum(ref.lengths - order + 1, 0)) for ref in refs
+        ]
         per_hyp = []
         for hyp in hyps:
             hyp_keys, hyp_counts = _counts(hyp, order, n_grams)
             hyp_total = np.maximum(hyp.lengths - order + 1, 0)
-            per_hyp.append([
-                (np.where(ref_total > 0, hyp_total, 0), ref_total,
-                 clipped_per_sentence(hyp_keys, hyp_counts, ref_keys, ref_counts, n_grams, n))
-                for (ref_keys, ref_counts), ref_total in ref_counted])
+            per_hyp.append(
+                [
+                    (
+                        np.where(ref_total > 0, hyp_total, 0),
+                        ref_total,
+                        clipped_per_sentence(
+                            hyp_keys, hyp_counts, ref_keys, ref_counts, n_grams, n
+                        ),
+                    )
+                    for (ref_keys, ref_counts), ref_total in ref_counted
+                ]
+            )
         out.append(per_hyp)
     return out
 
 
-def batch_chrf_stats(hyp_streams: Sequence[Sequence[str]], refs: Sequence[Sequence[str | None]],
-                     char_order: int, word_order: int, whitespace: bool,
-                     words: Callable[[str], list[str]],
-                     f_score: Callable) -> list[np.ndarray]:
+def batch_chrf_stats(
+    hyp_streams: Sequence[Sequence[str]],
+    refs: Sequence[Sequence[str | None]],
+    char_order: int,
+    word_order: int,
+    whitespace: bool,
+    words: Callable[[str], list[str]],
+    f_score: Callable,
+) -> list[np.ndarray]:
     """Per hypothesis stream (one per system), rows of ``[hyp, ref, match] * (char_order +
     word_order)`` with the best reference; the references' side is built once for all.
 
@@ -75,15 +89,18 @@ def batch_chrf_stats(hyp_streams: Sequence[Sequence[str]], refs: Sequence[Sequen
     n_hyp = len(hyp_streams)
     strip = (lambda t: t) if whitespace else (lambda t: "".join(t.split()))
     char_sides = [_char_side([strip(h) for h in hyps]) for hyps in hyp_streams] + [
-        _char_side([None if r is None else strip(r) for r in stream]) for stream in refs]
+        _char_side([None if r is None else strip(r) for r in stream]) for stream in refs
+    ]
     alphabet = _dense_characters(char_sides)
     per_order = _order_stats(char_sides, n_hyp, char_order, alphabet, n) if char_order else []
     if word_order:
         vocabulary: dict[str, int] = {}
-        word_sides = [_Side.from_tokens([words(h) for h in hyps], vocabulary)
-                      for hyps in hyp_streams] + [
+        word_sides = [
+            _Side.from_tokens([words(h) for h in hyps], vocabulary) for hyps in hyp_streams
+        ] + [
             _Side.from_tokens([None if r is None else words(r) for r in stream], vocabulary)
-            for stream in refs]
+            for stream in refs
+        ]
         per_order += _order_stats(word_sides, n_hyp, word_order, max(len(vocabulary), 1), n)
     order = len(per_order)
     present = [np.array([r is not None for r in stream], dtype=bool) for stream in refs]
@@ -94,7 +111,7 @@ def batch_chrf_stats(hyp_streams: Sequence[Sequence[str]], refs: Sequence[Sequen
         for k in range(len(refs)):
             stats = np.zeros((n, 3 * order), dtype=np.int64)
             for i in range(order):
-                stats[:, 3 * i:3 * i + 3] = np.stack(per_order[i][h][k], axis=1)
+                stats[:, 3 * i : 3 * i + 3] = np.stack(per_order[i][h][k], axis=1)
             scores = f_score(stats.T)
             better = present[k] & (scores > best_f)
             best[better] = stats[better]

@@ -47,8 +47,10 @@ class SegmentScores(Metric):
 
     def __init__(self, name: str, num_refs: int = 1) -> None:
         if not NAME.fullmatch(name) or name.lower() in RESERVED:
-            raise UsageError(f"--segment-scores: {name!r} cannot name a metric (letters, "
-                             f"digits, '_.+-', not bleu/chrf/ter)")
+            raise UsageError(
+                f"--segment-scores: {name!r} cannot name a metric (letters, "
+                f"digits, '_.+-', not bleu/chrf/ter)"
+            )
         self.name = name
         self._bound: dict[int, tuple[Sequence[str], list[float]]] = {}
         self._digest = hashlib.sha256()
@@ -58,8 +60,10 @@ class SegmentScores(Metric):
     def bind(self, hypotheses: Sequence[str], scores: list[float], source: str = "") -> None:
         """Attach ``scores`` (one per line of ``hypotheses``) to that system."""
         if len(scores) != len(hypotheses):
-            raise InputError(f"{source or self.name}: {len(scores)} segment scores but the "
-                             f"system has {len(hypotheses)} lines")
+            raise InputError(
+                f"{source or self.name}: {len(scores)} segment scores but the "
+                f"system has {len(hypotheses)} lines"
+            )
         self._bound[id(hypotheses)] = (hypotheses, scores)
         self._digest.update(b"%d\n" % len(scores))
         self._digest.update("\n".join(map(repr, scores)).encode())
@@ -76,8 +80,9 @@ class SegmentScores(Metric):
         return bound[1]
 
     # -- the Metric interface ---------------------------------------------------------------
-    def per_sentence_stats(self, hypotheses: Sequence[str],
-                           references: Sequence[Sequence[str | None]] | None) -> list[list[Number]]:
+    def per_sentence_stats(
+        self, hypotheses: Sequence[str], references: Sequence[Sequence[str | None]] | None
+    ) -> list[list[Number]]:
         return [[score, 1] for score in self._scores_of(hypotheses)]
 
     def per_sentence_stats_many(self, systems: Sequence[Sequence[str]]) -> list[list[list[Number]]]:
@@ -110,6 +115,7 @@ class SegmentScores(Metric):
 
 # -- reading score files -------------------------------------------------------------------------
 
+
 def _number(text: Any, where: str) -> float:
     if isinstance(text, bool):
         raise InputError(f"{where}: {text!r} is not a number")
@@ -118,8 +124,9 @@ def _number(text: Any, where: str) -> float:
     except (TypeError, ValueError):
         raise InputError(f"{where}: {str(text)[:40]!r} is not a number") from None
     if not math.isfinite(value):
-        raise InputError(f"{where}: {text!r} is not a finite number (NaN and infinities "
-                         f"cannot be averaged)")
+        raise InputError(
+            f"{where}: {text!r} is not a finite number (NaN and infinities cannot be averaged)"
+        )
     return value
 
 
@@ -172,8 +179,9 @@ def read_scores(spec: str) -> list[float]:
         for number, line in enumerate(lines[1:], start=2):
             cells = line.split("\t")
             if len(cells) != len(header):
-                raise InputError(f"{path}:{number}: {len(cells)} cells, the header has "
-                                 f"{len(header)}")
+                raise InputError(
+                    f"{path}:{number}: {len(cells)} cells, the header has {len(header)}"
+                )
             scores.append(_number(cells[index], f"{path}:{number}"))
         return scores
     if lower.endswith(".jsonl"):
@@ -196,9 +204,8 @@ def read_scores(spec: str) -> list[float]:
         if isinstance(document, dict) and isinstance(document.get("scores"), list):
             document = document["scores"]
         if not isinstance(document, list):
-            raise InputError(f"{path}: expected a list of scores (or {{\"scores\": [...]}})")
-        return [_field(value, column, f"{path}: item {k + 1}")
-                for k, value in enumerate(document)]
+            raise InputError(f'{path}: expected a list of scores (or {{"scores": [...]}})')
+        return [_field(value, column, f"{path}: item {k + 1}") for k, value in enumerate(document)]
     scores = []
     for number, line in enumerate(text.splitlines(), start=1):
         scores.append(_number(line.strip(), f"{path}:{number}"))
@@ -222,8 +229,9 @@ def parse_option(value: str) -> tuple[str, list[str]]:
     """``NAME=FILE,FILE,...`` -> (name, file specs)."""
     name, sep, files = value.partition("=")
     if not sep or not name or not files:
-        raise UsageError(f"--segment-scores {value!r}: expected NAME=FILE[,FILE...] "
-                         f"(one file per -i system)")
+        raise UsageError(
+            f"--segment-scores {value!r}: expected NAME=FILE[,FILE...] (one file per -i system)"
+        )
     return name, [f for f in files.split(",") if f]
 
 
@@ -236,8 +244,10 @@ def build(specs: Sequence[str], systems: Sequence[Any], num_refs: int) -> dict[s
         if name in metrics:
             raise UsageError(f"--segment-scores {name}: given twice")
         if len(files) != len(systems):
-            raise UsageError(f"--segment-scores {name}: {len(files)} file(s) for "
-                             f"{len(systems)} system(s); give one per -i system, in order")
+            raise UsageError(
+                f"--segment-scores {name}: {len(files)} file(s) for "
+                f"{len(systems)} system(s); give one per -i system, in order"
+            )
         metric = SegmentScores(name, num_refs)
         for spec, system in zip(files, systems):
             metric.bind(system.lines, read_scores(spec), split_spec(spec)[0])

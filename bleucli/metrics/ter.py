@@ -37,19 +37,26 @@ class TER(Metric):
     name = "TER"
     higher_is_better = False
     integer_stats = False
-    signature_abbreviations = {"case": "c", "tok": "t", "norm": "nr", "punct": "pn",
-                               "asian": "as"}
+    signature_abbreviations = {"case": "c", "tok": "t", "norm": "nr", "punct": "pn", "asian": "as"}
 
-    def __init__(self, normalized: bool = False, no_punct: bool = False,
-                 asian_support: bool = False, case_sensitive: bool = False,
-                 references: Sequence[Sequence[str | None]] | None = None) -> None:
+    def __init__(
+        self,
+        normalized: bool = False,
+        no_punct: bool = False,
+        asian_support: bool = False,
+        case_sensitive: bool = False,
+        references: Sequence[Sequence[str | None]] | None = None,
+    ) -> None:
         self.normalized = normalized
         self.no_punct = no_punct
         self.asian_support = asian_support
         self.case_sensitive = case_sensitive
-        self.tokenizer = TercomTokenizer(normalized=normalized, no_punct=no_punct,
-                                         asian_support=asian_support,
-                                         case_sensitive=case_sensitive)
+        self.tokenizer = TercomTokenizer(
+            normalized=normalized,
+            no_punct=no_punct,
+            asian_support=asian_support,
+            case_sensitive=case_sensitive,
+        )
         self.tokenizer_signature = self.tokenizer.signature()
         super().__init__(references)
 
@@ -70,7 +77,8 @@ class TER(Metric):
                     f"{len(ref_words):,} words is beyond TER's limit of {MAX_WORD_PAIRS:,} "
                     f"word pairs per line (its shift search would need gigabytes); split "
                     f"long lines into sentences (bleucli resegment) or score them with BLEU "
-                    f"or chrF")
+                    f"or chrF"
+                )
             edits = _edits(words, ref_words)
             ref_lengths += len(ref_words)
             if edits < best_edits:

@@ -65,8 +65,9 @@ def _beam_geometry(n_ref: int, hyp_len: int) -> tuple[tuple[tuple[int, int], ...
         low = max(0, diagonal - beam)
         high = n_ref + 1 if i == hyp_len else min(n_ref + 1, diagonal + beam)
         bounds.append((low, high))
-        outside = ([min(i, low - 1)] if low > 0 else []) + \
-            ([min(max(i, high), n_ref)] if high <= n_ref else [])
+        outside = ([min(i, low - 1)] if low > 0 else []) + (
+            [min(max(i, high), n_ref)] if high <= n_ref else []
+        )
         for j in outside:
             cheapest = min(cheapest, abs(i - j) + abs((hyp_len - i) - (n_ref - j)))
     return tuple(bounds), cheapest
@@ -100,8 +101,9 @@ class BeamEditDistance:
             self.peq[word] = self.peq.get(word, 0) | (1 << position)
         self.first_state = (self.mask, 0, n_ref, 0, 0)
 
-    def columns(self, words: Sequence[int], start: int, state: tuple,
-                keep: list | None = None) -> tuple:
+    def columns(
+        self, words: Sequence[int], start: int, state: tuple, keep: list | None = None
+    ) -> tuple:
         """Myers' state after all of ``words``, from ``state`` after the first ``start`` of
         them: ``(positive, negative vertical differences, distance, positive, negative
         horizontal differences)`` of the last column, as bit sets over reference positions.
@@ -146,18 +148,18 @@ class BeamEditDistance:
             low = 1
         if low < high:
             js = np.arange(low, high)
-            same = words[:, None] == self.ref[None, low - 1:high - 1]
-            substitution = prev[:, low - 1:high - 1] + (~same)
+            same = words[:, None] == self.ref[None, low - 1 : high - 1]
+            substitution = prev[:, low - 1 : high - 1] + (~same)
             deletion = prev[:, low:high] + 1
             best = np.minimum(np.minimum(substitution, deletion), INF)
-            left = row[:, low - 1:low]  # the cell before the band (INF, or column 0)
-            chained = js + np.minimum(np.minimum.accumulate(best - js, axis=1),
-                                      left - (low - 1))
+            left = row[:, low - 1 : low]  # the cell before the band (INF, or column 0)
+            chained = js + np.minimum(np.minimum.accumulate(best - js, axis=1), left - (low - 1))
             row[:, low:high] = np.minimum(best, chained)
         return row
 
-    def numpy_costs(self, candidates: list[list[int]], start: int,
-                    prev_row: list[int]) -> list[int]:
+    def numpy_costs(
+        self, candidates: list[list[int]], start: int, prev_row: list[int]
+    ) -> list[int]:
         """Distances of ``candidates``, all equal to the hypothesis whose matrix row after
         ``start`` words is ``prev_row`` for their first ``start`` words, as one batch."""
         np = self.np
@@ -167,8 +169,9 @@ class BeamEditDistance:
             prev = self._next_row(prev, batch[:, i - 1], i)
         return [int(v) for v in np.minimum(prev[:, -1], INF)]
 
-    def _extend(self, words: Sequence[int], start: int, prev: list[int],
-                keep: list[list[int]] | None = None) -> list[int]:
+    def _extend(
+        self, words: Sequence[int], start: int, prev: list[int], keep: list[list[int]] | None = None
+    ) -> list[int]:
         """Cost rows ``start+1 .. len(words)`` after row ``prev``; the last row is returned
         and every row appended to ``keep`` if given. Out-of-beam cells are INF."""
         bounds = self.bounds
@@ -184,8 +187,9 @@ class BeamEditDistance:
                 left = INF
                 computed = []
             append = computed.append
-            for diagonal, up, cost in zip(prev[low - 1:high - 1], prev[low:high],
-                                          mismatch[low:high]):
+            for diagonal, up, cost in zip(
+                prev[low - 1 : high - 1], prev[low:high], mismatch[low:high]
+            ):
                 best = diagonal + cost
                 if up + 1 < best:
                     best = up + 1
@@ -198,12 +202,15 @@ class BeamEditDistance:
                 keep.append(prev)
         return prev
 
-    def python_costs(self, candidates: list[list[int]], starts: list[int],
-                     rows: list[list[int]]) -> list[int]:
+    def python_costs(
+        self, candidates: list[list[int]], starts: list[int], rows: list[list[int]]
+    ) -> list[int]:
         """Distances of ``candidates`` one by one; candidate k equals the hypothesis behind
         ``rows`` for its first ``starts[k]`` words, so its matrix starts from that row."""
-        return [min(self._extend(words, start, rows[start])[-1], INF)
-                for words, start in zip(candidates, starts)]
+        return [
+            min(self._extend(words, start, rows[start])[-1], INF)
+            for words, start in zip(candidates, starts)
+        ]
 
     def _mismatch_row(self, word: int) -> list[int]:
         """1 where the reference word differs from ``word``, 0 where it matches, indexed
@@ -214,11 +221,12 @@ class BeamEditDistance:
             self._mismatch[word] = row
         return row
 
-    def beam_rows(self, hyp: Sequence[int], known: list[list[int]] | None = None,
-                  same_prefix: int = 0) -> list[list[int]]:
+    def beam_rows(
+        self, hyp: Sequence[int], known: list[list[int]] | None = None, same_prefix: int = 0
+    ) -> list[list[int]]:
         """Every row of the beam matrix of ``hyp``, reusing the first ``same_prefix + 1``
         rows of ``known`` (a hypothesis with the same first ``same_prefix`` words)."""
-        rows = known[:same_prefix + 1] if known else [self.first_row_list]
+        rows = known[: same_prefix + 1] if known else [self.first_row_list]
         self._extend(hyp, len(rows) - 1, rows[-1], rows)
         return rows
 
@@ -266,13 +274,19 @@ class Evaluated:
     """One hypothesis with its Myers states (always) and its beam rows (only once needed),
     so that the next round can reuse both for the shared prefix."""
 
-    def __init__(self, distance: BeamEditDistance, hyp: list[int],
-                 previous: Evaluated | None = None, same_prefix: int = 0) -> None:
+    def __init__(
+        self,
+        distance: BeamEditDistance,
+        hyp: list[int],
+        previous: Evaluated | None = None,
+        same_prefix: int = 0,
+    ) -> None:
         self.distance, self.hyp = distance, hyp
         if previous is None:
             same_prefix = 0
-        self.states: list[Any] = (previous.states[:same_prefix + 1] if previous
-                                  else [distance.first_state])
+        self.states: list[Any] = (
+            previous.states[: same_prefix + 1] if previous else [distance.first_state]
+        )
         distance.columns(hyp, same_prefix, self.states[-1], self.states)
         self._previous_rows = previous._rows if previous else None
         self._same_prefix = same_prefix
@@ -285,8 +299,7 @@ class Evaluated:
     @property
     def rows(self) -> list[list[int]]:
         if self._rows is None:
-            self._rows = self.distance.beam_rows(self.hyp, self._previous_rows,
-                                                 self._same_prefix)
+            self._rows = self.distance.beam_rows(self.hyp, self._previous_rows, self._same_prefix)
             self._previous_rows = None
         return self._rows
 
@@ -342,8 +355,10 @@ class Evaluated:
         ``starts[k]`` words. Bit-parallel first; the few it cannot vouch for on the beam."""
         distance = self.distance
         safe_below = distance.safe_below
-        costs = [distance.columns(words, start, self.states[start])[2]
-                 for words, start in zip(candidates, starts)]
+        costs = [
+            distance.columns(words, start, self.states[start])[2]
+            for words, start in zip(candidates, starts)
+        ]
         unsure = [k for k, cost in enumerate(costs) if cost >= safe_below]
         if unsure:
             words_list = [candidates[k] for k in unsure]
@@ -393,10 +408,14 @@ def _alignment(trace: list[int]) -> tuple[list[int], list[int], list[int]]:
     return align, hyp_sums, ref_sums
 
 
-def _shiftable_blocks(hyp: Sequence[int], ref: Sequence[int],
-                      ref_positions: dict[int, list[int]], align: list[int],
-                      hyp_sums: list[int], ref_sums: list[int]
-                      ) -> Iterator[tuple[int, int, int]]:
+def _shiftable_blocks(
+    hyp: Sequence[int],
+    ref: Sequence[int],
+    ref_positions: dict[int, list[int]],
+    align: list[int],
+    hyp_sums: list[int],
+    ref_sums: list[int],
+) -> Iterator[tuple[int, int, int]]:
     """(hyp start, ref start, length) of equal word blocks worth shifting, in tercom's
     enumeration order: the block must contain a hypothesis error, cover a reference error
     and not already be aligned to its own reference position."""
@@ -413,8 +432,10 @@ def _shiftable_blocks(hyp: Sequence[int], ref: Sequence[int],
                 length += 1
                 if start_h <= aligned_to < start_h + length:
                     break  # would shift within itself, and so would every longer block
-                if hyp_sums[start_h + length] != hyp_sums[start_h] and \
-                        ref_sums[start_r + length] != ref_sums[start_r]:
+                if (
+                    hyp_sums[start_h + length] != hyp_sums[start_h]
+                    and ref_sums[start_r + length] != ref_sums[start_r]
+                ):
                     yield start_h, start_r, length
                 if start_h + length == n_hyp or start_r + length == n_ref:
                     break
@@ -423,17 +444,30 @@ def _shiftable_blocks(hyp: Sequence[int], ref: Sequence[int],
 def _shifted(words: list[int], start: int, length: int, target: int) -> list[int]:
     """Move ``words[start:start+length]`` so that it begins before position ``target``."""
     if target < start:
-        return words[:target] + words[start:start + length] + words[target:start] + \
-            words[start + length:]
+        return (
+            words[:target]
+            + words[start : start + length]
+            + words[target:start]
+            + words[start + length :]
+        )
     if target > start + length:
-        return words[:start] + words[start + length:target] + words[start:start + length] + \
-            words[target:]
-    return words[:start] + words[start + length:length + target] + \
-        words[start:start + length] + words[length + target:]
+        return (
+            words[:start]
+            + words[start + length : target]
+            + words[start : start + length]
+            + words[target:]
+        )
+    return (
+        words[:start]
+        + words[start + length : length + target]
+        + words[start : start + length]
+        + words[length + target :]
+    )
 
 
-def _best_shift(current: Evaluated, ref: Sequence[int],
-                ref_positions: dict[int, list[int]], checked: int):
+def _best_shift(
+    current: Evaluated, ref: Sequence[int], ref_positions: dict[int, list[int]], checked: int
+):
     """The best-scoring shift of the current hypothesis: (gain, shifted words, candidates
     checked so far, the first position where the shifted words differ).
 
@@ -443,16 +477,16 @@ def _best_shift(current: Evaluated, ref: Sequence[int],
     hyp = current.hyp
     align, hyp_sums, ref_sums = current.alignment()
     candidates: list[tuple[int, int, int, list[int]]] = []
-    for start_h, start_r, length in _shiftable_blocks(hyp, ref, ref_positions, align,
-                                                      hyp_sums, ref_sums):
+    for start_h, start_r, length in _shiftable_blocks(
+        hyp, ref, ref_positions, align, hyp_sums, ref_sums
+    ):
         previous_target = -1
         for offset in range(-1, length):
             target = 0 if start_r + offset == -1 else align[start_r + offset] + 1
             if target == previous_target:
                 continue
             previous_target = target
-            candidates.append((length, start_h, target,
-                               _shifted(hyp, start_h, length, target)))
+            candidates.append((length, start_h, target, _shifted(hyp, start_h, length, target)))
             checked += 1
         if checked >= MAX_SHIFT_CANDIDATES:
             break

@@ -33,12 +33,36 @@ from bleucli.sacrebleu_compat.utils import (
 )
 from bleucli.sacrebleu_compat.version import __bleucli_version__, __version__
 
-__description__ = ("Hassle-free computation of shareable, comparable, and reproducible BLEU, "
-                   "chrF, and TER scores (bleucli's SacreBLEU-compatible API)")
+__description__ = (
+    "Hassle-free computation of shareable, comparable, and reproducible BLEU, "
+    "chrF, and TER scores (bleucli's SacreBLEU-compatible API)"
+)
 
-__all__ = ["__version__", "__bleucli_version__", "__description__", "BLEU", "CHRF", "TER",
-           "BLEUScore", "CHRFScore", "TERScore", "DATASETS", "SACREBLEU_DIR", "corpus_bleu",
-           "corpus_chrf", "corpus_ter", "raw_corpus_bleu", "sentence_bleu", "sentence_chrf",
-           "sentence_ter", "download_test_set", "extract_char_ngrams", "extract_word_ngrams",
-           "get_available_testsets", "get_langpairs_for_testset", "get_reference_files",
-           "get_source_file", "smart_open"]
+__all__ = [
+    "__version__",
+    "__bleucli_version__",
+    "__description__",
+    "BLEU",
+    "CHRF",
+    "TER",
+    "BLEUScore",
+    "CHRFScore",
+    "TERScore",
+    "DATASETS",
+    "SACREBLEU_DIR",
+    "corpus_bleu",
+    "corpus_chrf",
+    "corpus_ter",
+    "raw_corpus_bleu",
+    "sentence_bleu",
+    "sentence_chrf",
+    "sentence_ter",
+    "download_test_set",
+    "extract_char_ngrams",
+    "extract_word_ngrams",
+    "get_available_testsets",
+    "get_langpairs_for_testset",
+    "get_reference_files",
+    "get_source_file",
+    "smart_open",
+]

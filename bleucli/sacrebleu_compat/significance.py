@@ -19,8 +19,13 @@ class Result:
     """A system's score under one metric, with its p-value against the baseline and, for
     the bootstrap test, the resampled mean and 95% half-interval."""
 
-    def __init__(self, score: float, p_value: float | None = None, mean: float | None = None,
-                 ci: float | None = None) -> None:
+    def __init__(
+        self,
+        score: float,
+        p_value: float | None = None,
+        mean: float | None = None,
+        ci: float | None = None,
+    ) -> None:
         self.score = score
         self.p_value = p_value
         self.mean = mean
@@ -34,8 +39,7 @@ def _result(paired: PairedResult) -> Result:
     def plain(value: Any) -> Any:
         return None if value is None else float(value)
 
-    return Result(float(paired.score), plain(paired.p_value), plain(paired.mean),
-                  plain(paired.ci))
+    return Result(float(paired.score), plain(paired.p_value), plain(paired.mean), plain(paired.ci))
 
 
 def _bootstrap_resample(stats: list[list[Any]], metric: Any, n_samples: int = 1000):
@@ -56,20 +60,29 @@ class PairedTest:
 
     _DEFAULT_SAMPLES = dict(DEFAULT_SAMPLES)
 
-    def __init__(self, named_systems: list[tuple[str, Sequence[str]]],
-                 metrics: Mapping[str, Any], references: Sequence[Sequence[str]] | None,
-                 test_type: str = "ar", n_samples: int = 0, n_ar_confidence: int = -1,
-                 n_jobs: int = 1) -> None:
+    def __init__(
+        self,
+        named_systems: list[tuple[str, Sequence[str]]],
+        metrics: Mapping[str, Any],
+        references: Sequence[Sequence[str]] | None,
+        test_type: str = "ar",
+        n_samples: int = 0,
+        n_ar_confidence: int = -1,
+        n_jobs: int = 1,
+    ) -> None:
         assert test_type in ("ar", "bs"), f"Unknown test type {test_type!r}"
         self.test_type = test_type
         self.named_systems = named_systems
         self.references = references
         self.n_samples = n_samples if n_samples > 0 else self._DEFAULT_SAMPLES[test_type]
-        self.n_ar_confidence = n_ar_confidence if n_ar_confidence != 0 else \
-            self._DEFAULT_SAMPLES["bs"]
+        self.n_ar_confidence = (
+            n_ar_confidence if n_ar_confidence != 0 else self._DEFAULT_SAMPLES["bs"]
+        )
         if test_type == "ar" and self.n_ar_confidence > 0:
-            sacrelogger.warning("n_ar_confidence is not supported by bleucli's paired tests; "
-                                "no confidence intervals for approximate randomisation")
+            sacrelogger.warning(
+                "n_ar_confidence is not supported by bleucli's paired tests; "
+                "no confidence intervals for approximate randomisation"
+            )
         self.n_systems = len(named_systems) - 1
         self.n_jobs = n_jobs
         if n_jobs == 0:
@@ -83,9 +96,12 @@ class PairedTest:
         from bleucli.paired import run_paired
 
         results, signatures = run_paired(
-            self.test_type, self.metrics,
-            [(name, list(hyps)) for name, hyps in self.named_systems], self.n_samples,
-            jobs=self.n_jobs)
+            self.test_type,
+            self.metrics,
+            [(name, list(hyps)) for name, hyps in self.named_systems],
+            self.n_samples,
+            jobs=self.n_jobs,
+        )
         scores: dict[str, list[Any]] = {"System": [name for name, _ in self.named_systems]}
         for metric, per_system in results.items():
             scores[metric] = [_result(r) for r in per_system]

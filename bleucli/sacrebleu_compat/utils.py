@@ -43,12 +43,16 @@ def sum_of_lists(lists: Sequence[Sequence[Any]]) -> Any:
 def args_to_dict(args: Namespace, prefix: str, strip_prefix: bool = False) -> dict[str, Any]:
     """The ``prefix_*`` attributes of an argparse namespace as a dictionary."""
     prefix += "_"
-    return {(key.replace(prefix, "") if strip_prefix else key): value
-            for key, value in vars(args).items() if key.startswith(prefix)}
+    return {
+        (key.replace(prefix, "") if strip_prefix else key): value
+        for key, value in vars(args).items()
+        if key.startswith(prefix)
+    }
 
 
-def sanity_check_lengths(system: Sequence[str], refs: Sequence[Sequence[str]],
-                         test_set: str | None = None) -> None:
+def sanity_check_lengths(
+    system: Sequence[str], refs: Sequence[Sequence[str]], test_set: str | None = None
+) -> None:
     if any(len(stream) != len(system) for stream in refs):
         sacrelogger.error("System and reference streams have different lengths.")
         sys.exit(1)
@@ -86,8 +90,11 @@ def get_available_testsets() -> list[str]:
 
 def get_available_testsets_for_langpair(langpair: str) -> list[str]:
     src, _, trg = langpair.partition("-")
-    return [ds.name for ds in DATASETS.values()
-            if f"{src}-{trg}" in ds.langpairs or f"{trg}-{src}" in ds.langpairs]
+    return [
+        ds.name
+        for ds in DATASETS.values()
+        if f"{src}-{trg}" in ds.langpairs or f"{trg}-{src}" in ds.langpairs
+    ]
 
 
 def get_available_origlangs(test_sets: str | None, langpair: str) -> list[str]:
@@ -102,8 +109,13 @@ def get_available_subsets(test_sets: str | None, langpair: str) -> list[str]:
     return TestSets().available_subsets(test_sets, langpair) if test_sets else []
 
 
-def filter_subset(systems: list[list[str]], test_sets: str, langpair: str,
-                  origlang: str | None, subset: str | None = None) -> list[list[str]]:
+def filter_subset(
+    systems: list[list[str]],
+    test_sets: str,
+    langpair: str,
+    origlang: str | None,
+    subset: str | None = None,
+) -> list[list[str]]:
     """Keep the sentences of documents with ``origlang`` (``non-xx`` negates) and whose
     annotation matches ``subset``, from system outputs covering the whole test sets."""
     if origlang is None and subset is None:
@@ -163,46 +175,98 @@ def print_results_table(results: dict, signatures: dict, args: Namespace) -> Non
     if isinstance(first, str):
         from bleucli.metrics.base import Score
 
-        rendered = [Result(name, Score(metric, float(results[metric][i])),
-                           signature_text.get(metric, ""), signature_text.get(metric, ""))
-                    for i, name in enumerate(names) for metric in metrics]
+        rendered = [
+            Result(
+                name,
+                Score(metric, float(results[metric][i])),
+                signature_text.get(metric, ""),
+                signature_text.get(metric, ""),
+            )
+            for i, name in enumerate(names)
+            for metric in metrics
+        ]
         print(multi_system(rendered, args.format, width, False))
         return
     test = "bs" if any(r.mean is not None for m in metrics for r in results[m]) else "ar"
-    paired = {metric: [PairedResult(r.score, r.p_value, r.mean, r.ci) for r in results[metric]]
-              for metric in metrics}
+    paired = {
+        metric: [PairedResult(r.score, r.p_value, r.mean, r.ci) for r in results[metric]]
+        for metric in metrics
+    }
     plain = [name.removeprefix("Baseline: ") for name in names]
-    samples = max((getattr(sig, "info", {}).get(test) or 0 for sig in signatures.values()),
-                  default=0)
+    samples = max(
+        (getattr(sig, "info", {}).get(test) or 0 for sig in signatures.values()), default=0
+    )
     print(paired_table(plain, paired, signature_text, args.format, width, test, samples))
 
 
-def print_test_set(test_set: str, langpair: str, requested_fields: list[str],
-                   origlang: str | None = None, subset: str | None = None) -> None:
+def print_test_set(
+    test_set: str,
+    langpair: str,
+    requested_fields: list[str],
+    origlang: str | None = None,
+    subset: str | None = None,
+) -> None:
     """Print fields of a test set, tab-separated, one segment per line (``--echo``)."""
     from bleucli.commands.request import Options
     from bleucli.commands.testset_info import echo_fields
 
-    print(echo_fields(Options(test_set=test_set, language_pair=langpair, origlang=origlang,
-                              subset=subset, echo=tuple(requested_fields))))
+    print(
+        echo_fields(
+            Options(
+                test_set=test_set,
+                language_pair=langpair,
+                origlang=origlang,
+                subset=subset,
+                echo=tuple(requested_fields),
+            )
+        )
+    )
 
 
-def print_subset_results(metrics: dict, full_system: list[str], full_refs: Any,
-                         args: Namespace) -> None:
+def print_subset_results(
+    metrics: dict, full_system: list[str], full_refs: Any, args: Namespace
+) -> None:
     """Scores per origlang and subset of the test set (``--detail``)."""
     from bleucli.commands.request import Options
     from bleucli.commands.testset_info import subset_details
 
-    options = Options(test_set=args.test_set, language_pair=args.langpair,
-                      origlang=getattr(args, "origlang", None),
-                      subset=getattr(args, "subset", None), width=getattr(args, "width", 1))
+    options = Options(
+        test_set=args.test_set,
+        language_pair=args.langpair,
+        origlang=getattr(args, "origlang", None),
+        subset=getattr(args, "subset", None),
+        width=getattr(args, "width", 1),
+    )
     print(subset_details(options, metrics, full_system))
 
 
-__all__ = ["Color", "print_test_set", "print_subset_results", "SACREBLEU_DIR", "SUBSETS", "USERHOME", "args_to_dict", "download_file",
-           "download_test_set", "extract_tarball", "filter_subset", "get_available_origlangs",
-           "get_available_subsets", "get_available_testsets",
-           "get_available_testsets_for_langpair", "get_files", "get_langpairs_for_testset",
-           "get_md5sum", "get_reference_files", "get_source_file", "my_log",
-           "print_results_table", "print_single_results", "sacrelogger",
-           "sanity_check_lengths", "smart_open", "sum_of_lists", "DATASETS"]
+__all__ = [
+    "Color",
+    "print_test_set",
+    "print_subset_results",
+    "SACREBLEU_DIR",
+    "SUBSETS",
+    "USERHOME",
+    "args_to_dict",
+    "download_file",
+    "download_test_set",
+    "extract_tarball",
+    "filter_subset",
+    "get_available_origlangs",
+    "get_available_subsets",
+    "get_available_testsets",
+    "get_available_testsets_for_langpair",
+    "get_files",
+    "get_langpairs_for_testset",
+    "get_md5sum",
+    "get_reference_files",
+    "get_source_file",
+    "my_log",
+    "print_results_table",
+    "print_single_results",
+    "sacrelogger",
+    "sanity_check_lengths",
+    "smart_open",
+    "sum_of_lists",
+    "DATASETS",
+]

@@ -69,14 +69,17 @@ class TransferGuard:
         if received > MAX_DOWNLOAD_BYTES:
             raise DownloadError(f"{self.url}: more than {MAX_DOWNLOAD_BYTES} bytes; refusing")
         if now - self.start > self.deadline:
-            raise DownloadError(f"{self.url}: not complete after {self.deadline:g} s "
-                                f"({received} bytes)")
+            raise DownloadError(
+                f"{self.url}: not complete after {self.deadline:g} s ({received} bytes)"
+            )
         self.window_bytes += new_bytes
         if now - self.window_start >= self.window:
             rate = self.window_bytes / (now - self.window_start)
             if rate < self.min_rate:
-                raise DownloadError(f"{self.url}: too slow ({rate:.0f} bytes/s over "
-                                    f"{now - self.window_start:.0f} s)")
+                raise DownloadError(
+                    f"{self.url}: too slow ({rate:.0f} bytes/s over "
+                    f"{now - self.window_start:.0f} s)"
+                )
             self.window_start, self.window_bytes = now, 0
 
 
@@ -96,12 +99,15 @@ def describe_request_error(err: Exception) -> str:
         return "timed out"
     if isinstance(err, (requests.ConnectionError, urllib3.exceptions.HTTPError)):
         text = str(err)
-        for marker, reason in (("NameResolution", "host name not found"),
-                               ("Name or service not known", "host name not found"),
-                               ("Connection refused", "connection refused"),
-                               ("timed out", "timed out"), ("reset", "connection reset"),
-                               ("IncompleteRead", "connection closed mid-transfer"),
-                               ("ProtocolError", "connection closed mid-transfer")):
+        for marker, reason in (
+            ("NameResolution", "host name not found"),
+            ("Name or service not known", "host name not found"),
+            ("Connection refused", "connection refused"),
+            ("timed out", "timed out"),
+            ("reset", "connection reset"),
+            ("IncompleteRead", "connection closed mid-transfer"),
+            ("ProtocolError", "connection closed mid-transfer"),
+        ):
             if marker in text:
                 return reason
         return "cannot connect"
@@ -160,8 +166,12 @@ def _remote_chunks(url: str) -> tuple[int | None, Iterator[bytes]]:
 
     read_timeout = min(READ_TIMEOUT, _env_number("BLEUCLI_DOWNLOAD_DEADLINE", DEADLINE))
     try:
-        response = requests.get(url, stream=True, timeout=(CONNECT_TIMEOUT, read_timeout),
-                                headers={"Accept-Encoding": "identity"})
+        response = requests.get(
+            url,
+            stream=True,
+            timeout=(CONNECT_TIMEOUT, read_timeout),
+            headers={"Accept-Encoding": "identity"},
+        )
         response.raise_for_status()
     except requests.RequestException as err:
         raise DownloadError(f"{url}: {describe_request_error(err)}") from None
@@ -183,8 +193,9 @@ def _remote_chunks(url: str) -> tuple[int | None, Iterator[bytes]]:
                     return
                 yield block
         except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as err:
-            raise DownloadError(f"{url}: transfer interrupted "
-                                f"({describe_request_error(err)})") from None
+            raise DownloadError(
+                f"{url}: transfer interrupted ({describe_request_error(err)})"
+            ) from None
         finally:
             response.close()
 
@@ -196,8 +207,9 @@ def _progress(total: int | None, label: str, show: bool):
 
     if not show:
         return None
-    return click.progressbar(length=total or 0, label=label, file=sys.stderr,
-                             show_pos=total is None, width=30)
+    return click.progressbar(
+        length=total or 0, label=label, file=sys.stderr, show_pos=total is None, width=30
+    )
 
 
 def _fetch_once(url: str, tmp: Path, show_progress: bool) -> str:
@@ -228,8 +240,14 @@ def _fetch_once(url: str, tmp: Path, show_progress: bool) -> str:
     return digest.hexdigest()
 
 
-def fetch(urls: list[str], dest: Path, md5: str | None, *, offline: bool = False,
-          show_progress: bool = False) -> str:
+def fetch(
+    urls: list[str],
+    dest: Path,
+    md5: str | None,
+    *,
+    offline: bool = False,
+    show_progress: bool = False,
+) -> str:
     """Store the first of ``urls`` whose content has checksum ``md5`` at ``dest``, atomically;
     return the stored file's md5 (``md5=None`` accepts any complete transfer).
 
@@ -244,14 +262,18 @@ def fetch(urls: list[str], dest: Path, md5: str | None, *, offline: bool = False
             continue
         attempts = RETRIES if is_remote(url) else 1
         for attempt in range(1, attempts + 1):
-            fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.",
-                                            suffix=".part")
+            fd, tmp_name = tempfile.mkstemp(
+                dir=dest.parent, prefix=f".{dest.name}.", suffix=".part"
+            )
             os.close(fd)
             tmp = Path(tmp_name)
             try:
                 if is_remote(url):
-                    logger.info(f"downloading {url}" if attempt == 1 else
-                                f"retrying {url} (attempt {attempt} of {attempts})")
+                    logger.info(
+                        f"downloading {url}"
+                        if attempt == 1
+                        else f"retrying {url} (attempt {attempt} of {attempts})"
+                    )
                 got = _fetch_once(url, tmp, show_progress)
             except DownloadError as err:
                 tmp.unlink(missing_ok=True)
@@ -274,6 +296,8 @@ def fetch(urls: list[str], dest: Path, md5: str | None, *, offline: bool = False
         raise OfflineError(problems[0])
     advice = ""
     if any(is_remote(u) for u in urls):
-        advice = (f"; set {ENV_MIRROR}=https://your.mirror/ to fetch from a mirror, or copy "
-                  f"a filled cache here and run with --offline")
+        advice = (
+            f"; set {ENV_MIRROR}=https://your.mirror/ to fetch from a mirror, or copy "
+            f"a filled cache here and run with --offline"
+        )
     raise DownloadError("; ".join(problems) + "; nothing was cached" + advice)

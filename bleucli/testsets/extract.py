@@ -26,8 +26,12 @@ def is_archive(name: str) -> bool:
 
 def _check_member_path(archive: Path, name: str) -> None:
     path = PurePosixPath(name.replace("\\", "/"))
-    if path.is_absolute() or name.startswith(("/", "\\")) or ".." in path.parts or (
-            len(name) > 1 and name[1] == ":"):
+    if (
+        path.is_absolute()
+        or name.startswith(("/", "\\"))
+        or ".." in path.parts
+        or (len(name) > 1 and name[1] == ":")
+    ):
         raise UnsafeArchiveError(f"{archive.name}: refusing unsafe member path {name!r}")
 
 
@@ -38,7 +42,8 @@ def _check_link_target(archive: Path, member: tarfile.TarInfo) -> None:
     if link.is_absolute() or ".." in link.parts:
         raise UnsafeArchiveError(
             f"{archive.name}: refusing link {member.name!r} -> {member.linkname!r} "
-            f"pointing outside the archive")
+            f"pointing outside the archive"
+        )
 
 
 #: Limits on what one archive may unpack to (a few MB of "zip bomb" can expand to GBs):
@@ -64,8 +69,10 @@ def _max_bytes() -> int:
 
 def _check_sizes(archive: Path, sizes: list[int]) -> None:
     if len(sizes) > MAX_MEMBERS:
-        raise ArchiveError(f"{archive.name}: {len(sizes)} members, more than the "
-                           f"{MAX_MEMBERS} a test set may have; refusing to unpack it")
+        raise ArchiveError(
+            f"{archive.name}: {len(sizes)} members, more than the "
+            f"{MAX_MEMBERS} a test set may have; refusing to unpack it"
+        )
     total = sum(sizes)
     limit = _max_bytes()
     packed = max(archive.stat().st_size, 1)
@@ -73,7 +80,8 @@ def _check_sizes(archive: Path, sizes: list[int]) -> None:
         raise ArchiveError(
             f"{archive.name}: would unpack {packed} bytes into {total} bytes (limit "
             f"{limit} bytes, at most {MAX_RATIO}x); refusing it as a likely archive bomb "
-            f"(raise {ENV_MAX_EXTRACTED} if the data is genuine)")
+            f"(raise {ENV_MAX_EXTRACTED} if the data is genuine)"
+        )
 
 
 def extract(archive: Path, target: Path) -> None:
@@ -89,11 +97,15 @@ def extract(archive: Path, target: Path) -> None:
         else:
             _extract_tar(archive, target)
     except (tarfile.TarError, zipfile.BadZipFile, EOFError, zlib.error) as err:
-        raise ArchiveError(f"{archive.name}: not a valid archive or damaged ({err}); delete "
-                           f"it from the cache to fetch it again") from None
+        raise ArchiveError(
+            f"{archive.name}: not a valid archive or damaged ({err}); delete "
+            f"it from the cache to fetch it again"
+        ) from None
     except (FileExistsError, NotADirectoryError, IsADirectoryError) as err:
-        raise ArchiveError(f"{archive.name}: members clash: {Path(err.filename or '').name!r} "
-                           f"is both a file and a folder") from None
+        raise ArchiveError(
+            f"{archive.name}: members clash: {Path(err.filename or '').name!r} "
+            f"is both a file and a folder"
+        ) from None
 
 
 def _extract_zip(archive: Path, target: Path) -> None:
@@ -125,10 +137,10 @@ def _extract_tar(archive: Path, target: Path) -> None:
                 if member.linkname.rstrip("/") not in files:
                     raise UnsafeArchiveError(
                         f"{archive.name}: hard link {member.name!r} -> {member.linkname!r} "
-                        f"does not name a file of the archive")
+                        f"does not name a file of the archive"
+                    )
             elif not (member.isfile() or member.isdir()):
-                raise UnsafeArchiveError(
-                    f"{archive.name}: refusing special file {member.name!r}")
+                raise UnsafeArchiveError(f"{archive.name}: refusing special file {member.name!r}")
         _check_sizes(archive, [m.size for m in members if m.isfile()])
         links = []
         for member in members:

@@ -92,8 +92,11 @@ def _sgm_documents(path: Path) -> list[tuple[str | None, str | None, str | None]
         if line.startswith("<doc "):
             origlang = _DOC_ORIGLANG.match(line)
             docid = _DOC_ID.match(line)
-            current = (origlang.group(1) if origlang else None,
-                       docid.group(1) if docid else None, None)
+            current = (
+                origlang.group(1) if origlang else None,
+                docid.group(1) if docid else None,
+                None,
+            )
         elif line.startswith("<seg "):
             docs.append(current)
     return docs
@@ -176,7 +179,8 @@ def read_xml(pair: LangPair, files: list[Path]) -> Segments:
                 continue  # no reference for this segment: not part of the test set
             for translator in translators:
                 ref_fields[_translator_field(translator)].append(
-                    by_translator.get(translator, {}).get(seg_id, ""))
+                    by_translator.get(translator, {}).get(seg_id, "")
+                )
             src.append(sources[seg_id])
             for system, sents in outputs.items():
                 systems.setdefault(system, []).append(sents.get(seg_id, ""))
@@ -184,25 +188,41 @@ def read_xml(pair: LangPair, files: list[Path]) -> Segments:
             origlangs.append(doc.get("origlang", ""))
             domains.append(doc.get("domain"))
             seen_domain = doc.get("domain") is not None
-    fields: dict[str, list[str]] = {"src": src, **ref_fields, "docid": docids,
-                                    "origlang": origlangs, **systems}
+    fields: dict[str, list[str]] = {
+        "src": src,
+        **ref_fields,
+        "docid": docids,
+        "origlang": origlangs,
+        **systems,
+    }
     if seen_domain:
         fields["domain"] = [d or "" for d in domains]
     fields = {name: [clean(v) for v in values] for name, values in fields.items()}
-    wanted = [_translator_field(t) for t in pair.translators] if pair.translators else (
-        [next(iter(ref_fields))] if ref_fields else [])
+    wanted = (
+        [_translator_field(t) for t in pair.translators]
+        if pair.translators
+        else ([next(iter(ref_fields))] if ref_fields else [])
+    )
     missing = [w for w in wanted if w not in fields]
     if missing:
-        raise InputError(f"{files[0]}: no reference by translator {missing[0][4:]!r}; "
-                         f"available: {', '.join(ref_fields) or 'none'}")
+        raise InputError(
+            f"{files[0]}: no reference by translator {missing[0][4:]!r}; "
+            f"available: {', '.join(ref_fields) or 'none'}"
+        )
     # like SacreBLEU, domains count only if the last document has one
     documents: list[tuple[str | None, str | None, str | None]] = [
-        (o, d, m if seen_domain else None) for o, d, m in zip(origlangs, docids, domains)]
+        (o, d, m if seen_domain else None) for o, d, m in zip(origlangs, docids, domains)
+    ]
     return Segments(fields, wanted, documents, filterable=True)
 
 
-READERS = {"plain": read_plain, "sgm": read_sgm, "iwslt": read_sgm, "tsv": read_tsv,
-           "xml": read_xml}
+READERS = {
+    "plain": read_plain,
+    "sgm": read_sgm,
+    "iwslt": read_sgm,
+    "tsv": read_tsv,
+    "xml": read_xml,
+}
 
 
 def read_langpair(pair: LangPair, files: list[Path]) -> Segments:
@@ -210,6 +230,8 @@ def read_langpair(pair: LangPair, files: list[Path]) -> Segments:
     segments = READERS[pair.format](pair, files)
     lengths = {name: len(values) for name, values in segments.fields.items()}
     if len(set(lengths.values())) > 1:
-        raise InputError(f"{files[0].name}: fields have different lengths: "
-                         + ", ".join(f"{k}={v}" for k, v in lengths.items()))
+        raise InputError(
+            f"{files[0].name}: fields have different lengths: "
+            + ", ".join(f"{k}={v}" for k, v in lengths.items())
+        )
     return segments

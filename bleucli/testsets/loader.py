@@ -34,14 +34,17 @@ class LoadedTestSet:
         return len(self.fields["src"])
 
 
-def _keep(segments: Segments, testset: TestSet, is_xml: bool, origlang: str | None,
-          subset: str | None) -> list[bool]:
+def _keep(
+    segments: Segments, testset: TestSet, is_xml: bool, origlang: str | None, subset: str | None
+) -> list[bool]:
     """Which segments pass ``--origlang`` (``non-xx`` negates) and ``--subset`` (a regex)."""
     if not segments.filterable or segments.documents is None:
-        raise ConfigError(f"--origlang and --subset need a WMT .sgm or .xml test set; "
-                          f"{testset.name} has no document metadata")
+        raise ConfigError(
+            f"--origlang and --subset need a WMT .sgm or .xml test set; "
+            f"{testset.name} has no document metadata"
+        )
     if subset is not None and subset.startswith("country:"):
-        subset = subset[len("country:"):]
+        subset = subset[len("country:") :]
     if subset is not None and not is_xml and not testset.subsets:
         raise ConfigError(f"no subset annotation available for test set {testset.name}")
     keep = []
@@ -65,13 +68,18 @@ class TestSets:
 
     __test__ = False  # not a pytest test class, despite the name
 
-    def __init__(self, registry_files: Iterable[str] = (), offline: bool | None = None,
-                 show_progress: bool = False) -> None:
+    def __init__(
+        self,
+        registry_files: Iterable[str] = (),
+        offline: bool | None = None,
+        show_progress: bool = False,
+    ) -> None:
         self.registry = Registry(registry_files)
         self._segments: dict[tuple[str, str], Segments] = {}
         self.store = TestSetStore(
             offline=offline_from_environment() if offline is None else offline,
-            show_progress=show_progress)
+            show_progress=show_progress,
+        )
 
     def get(self, name: str) -> TestSet:
         return self.registry.get(name)
@@ -98,11 +106,13 @@ class TestSets:
             unique = _paths(pair)
             local = dict(zip(unique, self.store.raw_files(testset, unique)))
             self._segments[key] = read_langpair(
-                pair, [local[p] for p in (pair.source, *pair.references)])
+                pair, [local[p] for p in (pair.source, *pair.references)]
+            )
         return self._segments[key]
 
-    def _selection(self, name: str, langpair: str, origlang: str | None,
-                   subset: str | None) -> list[bool] | None:
+    def _selection(
+        self, name: str, langpair: str, origlang: str | None, subset: str | None
+    ) -> list[bool] | None:
         """Which segments of one set ``--origlang``/``--subset`` keep (None: no filter)."""
         if origlang is None and subset is None:
             return None
@@ -110,8 +120,13 @@ class TestSets:
         is_xml = testset.langpairs[langpair].format == "xml"
         return _keep(self.segments(name, langpair), testset, is_xml, origlang, subset)
 
-    def load(self, names: str | Sequence[str], langpair: str, origlang: str | None = None,
-             subset: str | None = None) -> LoadedTestSet:
+    def load(
+        self,
+        names: str | Sequence[str],
+        langpair: str,
+        origlang: str | None = None,
+        subset: str | None = None,
+    ) -> LoadedTestSet:
         """Fields of ``names`` (comma-separated or a list) concatenated, then filtered."""
         names = _split_names(names)
         if not names:
@@ -126,8 +141,10 @@ class TestSets:
             if reference_fields is None:
                 reference_fields = segments.references
             elif len(segments.references) != len(reference_fields):
-                raise InputError(f"test sets {', '.join(names)} have different numbers of "
-                                 f"references for {langpair}; score them separately")
+                raise InputError(
+                    f"test sets {', '.join(names)} have different numbers of "
+                    f"references for {langpair}; score them separately"
+                )
             keep = self._selection(testset.name, langpair, origlang, subset)
             renamed = dict(zip(segments.references, reference_fields))
             for name, values in segments.fields.items():
@@ -137,16 +154,16 @@ class TestSets:
         assert reference_fields is not None
         return LoadedTestSet(names, langpair, fields, reference_fields)
 
-    def keep_mask(self, names: str | Sequence[str], langpair: str, origlang: str | None,
-                  subset: str | None) -> list[bool]:
+    def keep_mask(
+        self, names: str | Sequence[str], langpair: str, origlang: str | None, subset: str | None
+    ) -> list[bool]:
         """For every segment of ``names`` (concatenated), whether ``--origlang``/``--subset``
         keep it: what filters a system output that covers the whole test set."""
         mask: list[bool] = []
         for name in _split_names(names):
             keep = self._selection(name, langpair, origlang, subset)
             if keep is None:
-                keep = [True] * len(next(iter(self.segments(name, langpair).fields.values()),
-                                         []))
+                keep = [True] * len(next(iter(self.segments(name, langpair).fields.values()), []))
             mask += keep
         return mask
 
@@ -180,10 +197,16 @@ class TestSets:
         if pair.format == "xml":
             refs = [f"ref:{t}" if t else "ref" for t in pair.translators] or ["ref"]
             return ["src", *refs, "docid", "origlang"]
-        refs = ["ref"] if len(pair.references) == 1 else [
-            f"ref:{i}" for i in range(len(pair.references))]
-        meta = ["docid", "genre", "origlang"] if pair.format in ("sgm", "iwslt") and \
-            pair.metadata else []
+        refs = (
+            ["ref"]
+            if len(pair.references) == 1
+            else [f"ref:{i}" for i in range(len(pair.references))]
+        )
+        meta = (
+            ["docid", "genre", "origlang"]
+            if pair.format in ("sgm", "iwslt") and pair.metadata
+            else []
+        )
         return ["src", *refs, *meta]
 
 

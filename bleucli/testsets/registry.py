@@ -91,7 +91,8 @@ def _schema() -> dict:
 def _entry_to_testset(name: str, raw: dict, origin: Path) -> TestSet:
     pairs = {
         pair: LangPair(
-            format=spec["format"], source=spec["source"],
+            format=spec["format"],
+            source=spec["source"],
             references=tuple(spec["references"]),
             translators=tuple(spec.get("translators", ())),
             source_column=spec.get("source_column", 0),
@@ -101,8 +102,16 @@ def _entry_to_testset(name: str, raw: dict, origin: Path) -> TestSet:
         for pair, spec in raw["langpairs"].items()
     }
     data = tuple(DataFile(d["url"], d["md5"], tuple(d.get("mirrors", ()))) for d in raw["data"])
-    return TestSet(name, raw["description"], raw.get("citation", ""), data, pairs,
-                   dict(raw.get("subsets", {})), origin, bool(raw.get("bleucli_only", False)))
+    return TestSet(
+        name,
+        raw["description"],
+        raw.get("citation", ""),
+        data,
+        pairs,
+        dict(raw.get("subsets", {})),
+        origin,
+        bool(raw.get("bleucli_only", False)),
+    )
 
 
 def load_registry_file(path: Path, validate_entries: bool = True) -> dict[str, TestSet]:
@@ -136,30 +145,38 @@ SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*(/[A-Za-z0-9][A-Za-z0-9._+-
 
 def _safe_relative(value: str) -> bool:
     parts = PurePosixPath(value.replace("\\", "/")).parts
-    return bool(parts) and not value.startswith(("/", "\\")) and ".." not in parts and \
-        ":" not in parts[0]
+    return (
+        bool(parts)
+        and not value.startswith(("/", "\\"))
+        and ".." not in parts
+        and ":" not in parts[0]
+    )
 
 
 def check_paths(testset: TestSet, path: Path) -> None:
     """Names and file paths of a registry entry address only its own cache folder: a name
     like ``..`` or a reference path like ``../../x`` is refused before anything is written
     or deleted (the cache rebuild removes folders)."""
-    if not SAFE_NAME.match(testset.name) or any(p in (".", "..") for p in
-                                                testset.name.split("/")):
-        raise ConfigError(f"{path}: test-set name {testset.name!r} is not allowed (letters, "
-                          f"digits and ._+- only, parts separated by /)")
+    if not SAFE_NAME.match(testset.name) or any(p in (".", "..") for p in testset.name.split("/")):
+        raise ConfigError(
+            f"{path}: test-set name {testset.name!r} is not allowed (letters, "
+            f"digits and ._+- only, parts separated by /)"
+        )
     names = [d.basename for d in testset.data]
     for name in names:
         if name in ("", ".", "..") or not _safe_relative(name):
-            raise ConfigError(f"{path}: {testset.name}: data URL gives the unusable file name "
-                              f"{name!r}")
+            raise ConfigError(
+                f"{path}: {testset.name}: data URL gives the unusable file name {name!r}"
+            )
     if len(set(names)) != len(names):
         raise ConfigError(f"{path}: {testset.name}: two data files share a file name")
     for pair, spec in testset.langpairs.items():
         for file in (spec.source, *spec.references):
             if not _safe_relative(file):
-                raise ConfigError(f"{path}: {testset.name}/{pair}: file {file!r} must be a "
-                                  f"relative path inside the downloaded data")
+                raise ConfigError(
+                    f"{path}: {testset.name}/{pair}: file {file!r} must be a "
+                    f"relative path inside the downloaded data"
+                )
 
 
 class Registry:
@@ -192,5 +209,8 @@ class Registry:
     def for_langpair(self, pair: str) -> list[str]:
         """Sets that have ``pair`` in either direction, as ``--list -l`` shows."""
         src, _, trg = pair.partition("-")
-        return [n for n in self.names()
-                if pair in self.sets[n].langpairs or f"{trg}-{src}" in self.sets[n].langpairs]
+        return [
+            n
+            for n in self.names()
+            if pair in self.sets[n].langpairs or f"{trg}-{src}" in self.sets[n].langpairs
+        ]

@@ -13,8 +13,12 @@ import re
 from typing import Any
 
 _TYPES: dict[str, tuple[type, ...]] = {
-    "object": (dict,), "array": (list,), "string": (str,), "boolean": (bool,),
-    "integer": (int,), "number": (int, float),
+    "object": (dict,),
+    "array": (list,),
+    "string": (str,),
+    "boolean": (bool,),
+    "integer": (int,),
+    "number": (int, float),
 }
 
 
@@ -30,7 +34,8 @@ def validate(value: Any, schema: dict, root: dict | None = None, path: str = "")
     expected = schema.get("type")
     if expected:
         ok = isinstance(value, _TYPES[expected]) and not (
-            expected in ("integer", "number") and isinstance(value, bool))
+            expected in ("integer", "number") and isinstance(value, bool)
+        )
         if not ok:
             return [f"{where}: expected {expected}, got {type(value).__name__}"]
     if "enum" in schema and value not in schema["enum"]:
@@ -54,8 +59,11 @@ def validate(value: Any, schema: dict, root: dict | None = None, path: str = "")
 
 
 def _validate_object(value: dict, schema: dict, root: dict, path: str, where: str) -> list[str]:
-    errors = [f"{where}: missing required key {key!r}"
-              for key in schema.get("required", []) if key not in value]
+    errors = [
+        f"{where}: missing required key {key!r}"
+        for key in schema.get("required", [])
+        if key not in value
+    ]
     if len(value) < schema.get("minProperties", 0):
         errors.append(f"{where}: needs at least {schema['minProperties']} entr(ies)")
     properties = schema.get("properties", {})

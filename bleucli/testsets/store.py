@@ -82,11 +82,15 @@ def cache_failure(err: OSError, folder: Path) -> CacheError:
 
     where = err.filename or folder
     if err.errno == errno.ENOSPC:
-        return CacheError(f"{where}: no space left on the device; free some space or point "
-                          f"{ENV_CACHE} at another disk")
+        return CacheError(
+            f"{where}: no space left on the device; free some space or point "
+            f"{ENV_CACHE} at another disk"
+        )
     if err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return CacheError(f"{where}: the cache is not writable ({err.strerror}); fix its "
-                          f"permissions or point {ENV_CACHE} at a writable folder")
+        return CacheError(
+            f"{where}: the cache is not writable ({err.strerror}); fix its "
+            f"permissions or point {ENV_CACHE} at a writable folder"
+        )
     return CacheError(f"{where}: {err.strerror or err} (cache folder {folder})")
 
 
@@ -96,9 +100,11 @@ def _unrepairable(err: OSError, damaged: Path, folder: Path) -> CacheError:
     import errno
 
     if err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return CacheError(f"cached file {damaged} is corrupt, and the cache {folder} is "
-                          f"read-only ({err.strerror}), so it cannot be repaired; make the "
-                          f"cache writable or point {ENV_CACHE} at a writable folder")
+        return CacheError(
+            f"cached file {damaged} is corrupt, and the cache {folder} is "
+            f"read-only ({err.strerror}), so it cannot be repaired; make the "
+            f"cache writable or point {ENV_CACHE} at a writable folder"
+        )
     return cache_failure(err, folder)
 
 
@@ -128,10 +134,15 @@ class TestSetStore:
             files = manifest.get("files", {})
             bad = [p for p in paths if p not in files]
             if bad:
-                raise CacheError(f"{testset.name}: {bad[0]} is not in the downloaded data "
-                                 f"(the registry entry may be wrong)")
-            corrupt = [p for p in paths if not (folder / "raw" / p).is_file()
-                       or md5_of(folder / "raw" / p) != files[p]]
+                raise CacheError(
+                    f"{testset.name}: {bad[0]} is not in the downloaded data "
+                    f"(the registry entry may be wrong)"
+                )
+            corrupt = [
+                p
+                for p in paths
+                if not (folder / "raw" / p).is_file() or md5_of(folder / "raw" / p) != files[p]
+            ]
             if not corrupt:
                 return [folder / "raw" / p for p in paths]
             damaged = folder / "raw" / corrupt[0]
@@ -140,8 +151,10 @@ class TestSetStore:
             except OSError as err:
                 raise _unrepairable(err, damaged, folder) from None
             logger.warning(f"cached file {damaged} is corrupt; rebuilding {testset.name}")
-        raise CacheError(f"{testset.name}: cached files stay corrupt after a rebuild "
-                         f"(is {folder} being modified?)")
+        raise CacheError(
+            f"{testset.name}: cached files stay corrupt after a rebuild "
+            f"(is {folder} being modified?)"
+        )
 
     def prepare(self, testset: TestSet) -> Path:
         """Download and unpack ``testset`` unless a matching manifest says it is ready."""
@@ -186,13 +199,15 @@ class TestSetStore:
                 logger.warning(f"cached download {target} is corrupt; fetching it again")
             urls = [apply_mirror(resolve(u, testset.origin)) for u in (item.url, *item.mirrors)]
             try:
-                fetch(urls, target, item.md5, offline=self.offline,
-                      show_progress=self.show_progress)
+                fetch(
+                    urls, target, item.md5, offline=self.offline, show_progress=self.show_progress
+                )
             except OfflineError:
                 raise OfflineError(
                     f"test set {testset.name!r} is not in the cache ({folder}) and offline "
                     f"mode is on; fetch it once with network access: "
-                    f"`bleucli --download {testset.name}`") from None
+                    f"`bleucli --download {testset.name}`"
+                ) from None
         staging = Path(tempfile.mkdtemp(dir=folder, prefix="raw.tmp."))
         try:
             for item in testset.data:
@@ -203,7 +218,8 @@ class TestSetStore:
                     copy_atomic(source, staging / item.basename)
             files = {
                 path.relative_to(staging).as_posix(): md5_of(path)
-                for path in sorted(staging.rglob("*")) if path.is_file() and not path.is_symlink()
+                for path in sorted(staging.rglob("*"))
+                if path.is_file() and not path.is_symlink()
             }
             raw = folder / "raw"
             if raw.exists():
@@ -214,5 +230,6 @@ class TestSetStore:
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        _write_json_atomic(folder / "manifest.json",
-                           {"data": [d.md5 for d in testset.data], "files": files})
+        _write_json_atomic(
+            folder / "manifest.json", {"data": [d.md5 for d in testset.data], "files": files}
+        )

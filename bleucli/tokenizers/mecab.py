@@ -28,13 +28,14 @@ class _MecabTokenizer(Tokenizer):
         try:
             binding, dictionary = (import_module(m) for m in self.modules)
         except ImportError:
-            raise MissingExtraError(f"tokenizer {self.name!r}", self.extra, self.package) \
-                from None
+            raise MissingExtraError(f"tokenizer {self.name!r}", self.extra, self.package) from None
         self.tagger: Any = binding.Tagger(dictionary.MECAB_ARGS + " -Owakati")
         info = self.tagger.dictionary_info()
         if info.size != self.dictionary_size or info.next is not None:
-            raise ConfigError(f"tokenizer {self.name!r} needs the {self.dictionary_label} "
-                              f"dictionary that SacreBLEU uses (found one of size {info.size})")
+            raise ConfigError(
+                f"tokenizer {self.name!r} needs the {self.dictionary_label} "
+                f"dictionary that SacreBLEU uses (found one of size {info.size})"
+            )
         super().__init__()
 
     def tokenize(self, line: str) -> str:

@@ -37,7 +37,8 @@ _ESCAPES = (("&quot;", '"'), ("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">"))
 #: split off (3c). Adjacent ``..`` or ``.,`` interact through the order in which the
 #: sequential substitutions consume characters, so such lines take the exact slow path.
 _ALL_RULES = re.compile(  # every alternative starts with a character class: fast scanning
-    r"([{|}~\[\\\]^_`!\"#$%&()*+:;<=>?@/]|[.,](?:(?<=[^0-9].)|(?=[^0-9]))|-(?<=[0-9]-))")
+    r"([{|}~\[\\\]^_`!\"#$%&()*+:;<=>?@/]|[.,](?:(?<=[^0-9].)|(?=[^0-9]))|-(?<=[0-9]-))"
+)
 
 
 def pad_matches(pattern: re.Pattern, line: str) -> str:
@@ -97,5 +98,4 @@ def _tokenize_13a_many_python(lines: list[str]) -> list[str]:
     return list(map(tokenize_13a_python, lines))
 
 
-_tokenize_13a_many = _NATIVE.tokenize_13a_many if _NATIVE is not None \
-    else _tokenize_13a_many_python
+_tokenize_13a_many = _NATIVE.tokenize_13a_many if _NATIVE is not None else _tokenize_13a_many_python

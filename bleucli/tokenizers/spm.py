@@ -52,8 +52,7 @@ def _verified_model(entry: dict, dest: Path) -> Path:
 
     recorded = dest.with_name(dest.name + ".md5")
     with FileLock(str(dest) + ".lock"):
-        expected = entry.get("md5") or (recorded.read_text().strip() if recorded.exists()
-                                        else None)
+        expected = entry.get("md5") or (recorded.read_text().strip() if recorded.exists() else None)
         if dest.exists():
             if expected is not None and md5_of(dest) == expected:
                 return dest
@@ -63,19 +62,27 @@ def _verified_model(entry: dict, dest: Path) -> Path:
             logger.warning(f"cached model {dest} is corrupt; fetching it again")
             dest.unlink()
             recorded.unlink(missing_ok=True)
-        show = sys.stderr is not None and sys.stderr.isatty() and logger.isEnabledFor(
-            20)  # logging.INFO
+        show = (
+            sys.stderr is not None and sys.stderr.isatty() and logger.isEnabledFor(20)
+        )  # logging.INFO
         candidate = dest.with_name(dest.name + ".new")
         try:
-            got = fetch([apply_mirror(entry["url"])], candidate, entry.get("md5"),
-                        offline=offline_from_environment(), show_progress=show)
+            got = fetch(
+                [apply_mirror(entry["url"])],
+                candidate,
+                entry.get("md5"),
+                offline=offline_from_environment(),
+                show_progress=show,
+            )
         except DownloadError as err:
             raise type(err)(f"SentencePiece model {dest.name}: {err}") from None
         problem = _load_problem(candidate)
         if problem is not None:
             candidate.unlink(missing_ok=True)
-            raise DownloadError(f"{entry['url']}: the download is not a SentencePiece model "
-                                f"({problem}); nothing was cached")
+            raise DownloadError(
+                f"{entry['url']}: the download is not a SentencePiece model "
+                f"({problem}); nothing was cached"
+            )
         os.replace(candidate, dest)
         if not entry.get("md5"):
             recorded.write_text(got + "\n")
@@ -109,8 +116,7 @@ class TokenizerFlores101(Tokenizer):
         try:
             import sentencepiece
         except ImportError:
-            raise MissingExtraError(f"tokenizer {self.name!r}", "spm", "sentencepiece") \
-                from None
+            raise MissingExtraError(f"tokenizer {self.name!r}", "spm", "sentencepiece") from None
         self.processor = sentencepiece.SentencePieceProcessor()
         self.processor.Load(str(model_path(self.model)))
         super().__init__()

@@ -58,8 +58,13 @@ class TercomTokenizer(Tokenizer):
 
     name = "tercom"
 
-    def __init__(self, normalized: bool = False, no_punct: bool = False,
-                 asian_support: bool = False, case_sensitive: bool = False) -> None:
+    def __init__(
+        self,
+        normalized: bool = False,
+        no_punct: bool = False,
+        asian_support: bool = False,
+        case_sensitive: bool = False,
+    ) -> None:
         self.normalized = normalized
         self.no_punct = no_punct
         self.asian_support = asian_support

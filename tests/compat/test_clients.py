@@ -18,8 +18,14 @@ SCRIPT = Path(__file__).with_name("client_patterns.py")
 
 def _patterns(kind: str) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "BLEUCLI_OFFLINE": "1"}
-    proc = subprocess.run([sys.executable, str(SCRIPT), kind], capture_output=True, text=True,
-                          env=env, timeout=300, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), kind],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout)
 
@@ -33,13 +39,20 @@ def test_client_patterns_match_the_real_sacrebleu() -> None:
 
 
 def test_install_refuses_to_mix_with_the_real_sacrebleu() -> None:
-    script = ("import sacrebleu, bleucli\n"
-              "try:\n    bleucli.install_as_sacrebleu()\nexcept bleucli.ConfigError as e:\n"
-              "    print('refused:', e)\n"
-              "bleucli.install_as_sacrebleu(force=True)\n"
-              "import sacrebleu as again\nprint(again.__name__, again.__version__)\n")
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+    script = (
+        "import sacrebleu, bleucli\n"
+        "try:\n    bleucli.install_as_sacrebleu()\nexcept bleucli.ConfigError as e:\n"
+        "    print('refused:', e)\n"
+        "bleucli.install_as_sacrebleu(force=True)\n"
+        "import sacrebleu as again\nprint(again.__name__, again.__version__)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("refused: the real sacrebleu is already imported (from ")
@@ -49,28 +62,54 @@ def test_install_refuses_to_mix_with_the_real_sacrebleu() -> None:
 def test_every_sacrebleu_module_path_is_registered() -> None:
     """Every module of SacreBLEU 2.6.0 imports under the alias, with the public names the
     real module has (checked in one interpreter per package)."""
-    lister = ("import importlib, json, pkgutil, sys\n"
-              "if sys.argv[1] == 'bleucli':\n"
-              "    import bleucli; bleucli.install_as_sacrebleu()\n"
-              "from bleucli.install import MODULES\n"
-              "out = {}\n"
-              "for rel in ('',) + MODULES:\n"
-              "    mod = importlib.import_module('sacrebleu' + ('.' + rel if rel else ''))\n"
-              "    out[rel] = sorted(n for n in vars(mod) if not n.startswith('_')\n"
-              "                      and not type(vars(mod)[n]).__name__ == 'module')\n"
-              "print(json.dumps(out))\n")
+    lister = (
+        "import importlib, json, pkgutil, sys\n"
+        "if sys.argv[1] == 'bleucli':\n"
+        "    import bleucli; bleucli.install_as_sacrebleu()\n"
+        "from bleucli.install import MODULES\n"
+        "out = {}\n"
+        "for rel in ('',) + MODULES:\n"
+        "    mod = importlib.import_module('sacrebleu' + ('.' + rel if rel else ''))\n"
+        "    out[rel] = sorted(n for n in vars(mod) if not n.startswith('_')\n"
+        "                      and not type(vars(mod)[n]).__name__ == 'module')\n"
+        "print(json.dumps(out))\n"
+    )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     names = {}
     for kind in ("real", "bleucli"):
-        proc = subprocess.run([sys.executable, "-c", lister, kind], capture_output=True,
-                              text=True, env=env, cwd=ROOT)
+        proc = subprocess.run(
+            [sys.executable, "-c", lister, kind], capture_output=True, text=True, env=env, cwd=ROOT
+        )
         assert proc.returncode == 0, proc.stderr[-2000:]
         names[kind] = json.loads(proc.stdout)
-    typing_names = {"Any", "Dict", "List", "Optional", "Sequence", "Tuple", "Union", "Mapping",
-                    "DefaultDict", "Counter", "Namespace", "ABCMeta", "abstractmethod",
-                    "defaultdict", "lru_cache", "import_module", "tabulate", "TYPE_CHECKING",
-                    "SIGPIPE", "SIG_DFL", "signal", "Color", "COMMIT_ID", "VERSION_TUPLE",
-                    "commit_id", "version_tuple"}
+    typing_names = {
+        "Any",
+        "Dict",
+        "List",
+        "Optional",
+        "Sequence",
+        "Tuple",
+        "Union",
+        "Mapping",
+        "DefaultDict",
+        "Counter",
+        "Namespace",
+        "ABCMeta",
+        "abstractmethod",
+        "defaultdict",
+        "lru_cache",
+        "import_module",
+        "tabulate",
+        "TYPE_CHECKING",
+        "SIGPIPE",
+        "SIG_DFL",
+        "signal",
+        "Color",
+        "COMMIT_ID",
+        "VERSION_TUPLE",
+        "commit_id",
+        "version_tuple",
+    }
     #: SacreBLEU's TER engine internals (its trace format); bleucli's engine differs, and
     #: ``translation_edit_rate`` (what TER uses) is provided. Documented in docs/sacrebleu.md.
     engine_internals = {"BeamEditDistance", "trace_to_alignment"}
@@ -102,12 +141,15 @@ def test_sacrebleu_environment_variables(tmp_path, monkeypatch) -> None:
     assert cache_root() == tmp_path / "sb" / "bleucli"
 
 
-@pytest.mark.parametrize(("args", "code", "expected"), [
-    (["--tok", "intl", "--lower", "-b"], 0, None),
-    (["--tokenize=intl", "--lowercase", "-b"], 0, None),
-    (["--t", "intl"], 2, "ambiguous option: --t could match"),
-    (["-tok", "nonsense"], 2, "unknown tokenizer"),
-])
+@pytest.mark.parametrize(
+    ("args", "code", "expected"),
+    [
+        (["--tok", "intl", "--lower", "-b"], 0, None),
+        (["--tokenize=intl", "--lowercase", "-b"], 0, None),
+        (["--t", "intl"], 2, "ambiguous option: --t could match"),
+        (["-tok", "nonsense"], 2, "unknown tokenizer"),
+    ],
+)
 def test_argparse_style_options(args, code, expected) -> None:
     """Unambiguous prefixes of long options work as in SacreBLEU's argparse; usage errors
     exit 2 as argparse does."""
@@ -117,8 +159,11 @@ def test_argparse_style_options(args, code, expected) -> None:
     if expected:
         assert expected in result.stderr
     else:
-        theirs = subprocess.run([sys.executable, "-m", "sacrebleu", ref, "-i", hyp, *args],
-                                capture_output=True, text=True)
+        theirs = subprocess.run(
+            [sys.executable, "-m", "sacrebleu", ref, "-i", hyp, *args],
+            capture_output=True,
+            text=True,
+        )
         assert result.stdout.strip() == theirs.stdout.strip()
 
 
@@ -155,7 +200,10 @@ def test_strings_as_character_sequences_under_the_alias_only(caplog) -> None:
     with caplog.at_level("WARNING", logger="sacrebleu"):
         for function in ("corpus_bleu", "corpus_chrf", "corpus_ter"):
             for hyp, ref in pairs:
-                ours, theirs = getattr(compat, function)(hyp, ref), getattr(real, function)(hyp, ref)
+                ours, theirs = (
+                    getattr(compat, function)(hyp, ref),
+                    getattr(real, function)(hyp, ref),
+                )
                 assert (ours.score, str(ours)) == (theirs.score, str(theirs))
     warnings = [r for r in caplog.records if "as SacreBLEU does" in r.getMessage()]
     assert 1 <= len(warnings) <= 3 * 2  # once per metric and kind, not once per call
@@ -176,17 +224,34 @@ def test_alias_lists_exactly_sacrebleus_test_sets(tmp_path, monkeypatch) -> None
     import sacrebleu as real
 
     registry = tmp_path / "extra.json"
-    registry.write_text(json.dumps({
-        "in-house": {"description": "x", "data": [{"url": "a.txt", "md5": "0" * 32}],
-                     "langpairs": {"en-de": {"format": "plain", "source": "a.txt",
-                                             "references": ["a.txt"]}}}}), encoding="utf-8")
+    registry.write_text(
+        json.dumps(
+            {
+                "in-house": {
+                    "description": "x",
+                    "data": [{"url": "a.txt", "md5": "0" * 32}],
+                    "langpairs": {
+                        "en-de": {"format": "plain", "source": "a.txt", "references": ["a.txt"]}
+                    },
+                }
+            }
+        ),
+        encoding="utf-8",
+    )
     monkeypatch.setenv("BLEUCLI_TESTSETS", str(registry))
-    script = ("import json, bleucli\nbleucli.install_as_sacrebleu()\nimport sacrebleu\n"
-              "print(json.dumps([sorted(sacrebleu.DATASETS), sacrebleu.get_available_testsets(),"
-              " {n: sorted(sacrebleu.get_langpairs_for_testset(n)) for n in sacrebleu.DATASETS},"
-              " sacrebleu.utils._dataset('in-house').name]))\n")
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+    script = (
+        "import json, bleucli\nbleucli.install_as_sacrebleu()\nimport sacrebleu\n"
+        "print(json.dumps([sorted(sacrebleu.DATASETS), sacrebleu.get_available_testsets(),"
+        " {n: sorted(sacrebleu.get_langpairs_for_testset(n)) for n in sacrebleu.DATASETS},"
+        " sacrebleu.utils._dataset('in-house').name]))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stderr
     names, available, langpairs, found = json.loads(proc.stdout)
     assert names == sorted(real.DATASETS)
@@ -230,9 +295,16 @@ def test_docs_snippet_runs_as_written() -> None:
     text = (ROOT / "docs" / "sacrebleu.md").read_text(encoding="utf-8")
     section = text.split("## Running code written for SacreBLEU", 1)[1]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
-    probe = code + ("\nassert sacrebleu.__version__ == '2.6.0'\n"
-                    "assert BLEU is sacrebleu.metrics.BLEU\n"
-                    "import bleucli\nassert sacrebleu.__bleucli_version__ == bleucli.__version__\n")
-    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+    probe = code + (
+        "\nassert sacrebleu.__version__ == '2.6.0'\n"
+        "assert BLEU is sacrebleu.metrics.BLEU\n"
+        "import bleucli\nassert sacrebleu.__bleucli_version__ == bleucli.__version__\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stderr

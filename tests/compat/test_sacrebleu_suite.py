@@ -22,8 +22,11 @@ from tests.conftest import ROOT
 VERSION = "2.6.0"
 CACHE = ROOT / ".test-cache"
 #: Tests that fetch WMT test sets from the internet (11 in SacreBLEU 2.6.0).
-NEEDS_NETWORK = ["test/test_api.py::test_api_get_source", "test/test_api.py::test_api_get_reference",
-                 "test/test_dataset.py"]
+NEEDS_NETWORK = [
+    "test/test_api.py::test_api_get_source",
+    "test/test_api.py::test_api_get_reference",
+    "test/test_dataset.py",
+]
 
 
 def sacrebleu_sdist() -> Path:
@@ -34,19 +37,37 @@ def sacrebleu_sdist() -> Path:
     CACHE.mkdir(exist_ok=True)
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary",
-             ":all:", f"sacrebleu=={VERSION}", "-d", str(CACHE)],
-            capture_output=True, text=True, timeout=300)
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                f"sacrebleu=={VERSION}",
+                "-d",
+                str(CACHE),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     except subprocess.TimeoutExpired:
         pytest.skip("PyPI did not answer within 5 minutes: SacreBLEU's tests not fetched")
     archive = CACHE / f"sacrebleu-{VERSION}.tar.gz"
     if proc.returncode != 0 or not archive.is_file():
-        pytest.skip(f"PyPI is unreachable, SacreBLEU's tests not fetched: "
-                    f"{(proc.stderr or proc.stdout).strip()[-200:]}")
+        pytest.skip(
+            f"PyPI is unreachable, SacreBLEU's tests not fetched: "
+            f"{(proc.stderr or proc.stdout).strip()[-200:]}"
+        )
     with tarfile.open(archive) as tf:
-        members = [m for m in tf.getmembers()
-                   if m.name.startswith(f"sacrebleu-{VERSION}/") and m.isfile()
-                   and ".." not in m.name]
+        members = [
+            m
+            for m in tf.getmembers()
+            if m.name.startswith(f"sacrebleu-{VERSION}/") and m.isfile() and ".." not in m.name
+        ]
         tf.extractall(CACHE, members=members)  # noqa: S202 - names checked above
     return folder
 
@@ -54,18 +75,37 @@ def sacrebleu_sdist() -> Path:
 def test_sacrebleu_suite_passes_under_the_alias() -> None:
     folder = sacrebleu_sdist()
     deselect = [arg for node in NEEDS_NETWORK for arg in ("--deselect", node)]
-    script = ("import bleucli; bleucli.install_as_sacrebleu()\n"
-              "import sys, pytest\n"
-              "code = pytest.main(sys.argv[1:])\n"
-              "import sacrebleu\n"
-              "assert sacrebleu.__file__.startswith(" + repr(str(ROOT / "bleucli")) + ")\n"
-              "sys.exit(code)\n")
+    script = (
+        "import bleucli; bleucli.install_as_sacrebleu()\n"
+        "import sys, pytest\n"
+        "code = pytest.main(sys.argv[1:])\n"
+        "import sacrebleu\n"
+        "assert sacrebleu.__file__.startswith(" + repr(str(ROOT / "bleucli")) + ")\n"
+        "sys.exit(code)\n"
+    )
     env = {**os.environ, "PYTHONPATH": str(ROOT), "BLEUCLI_OFFLINE": "1"}
     env.pop("SACREBLEU_SEED", None)
     proc = subprocess.run(
-        [sys.executable, "-c", script, "-q", "-p", "no:cacheprovider", "-o", "addopts=",
-         "-p", "no:randomly", "test", *deselect],
-        cwd=folder, env=env, capture_output=True, text=True, timeout=900)
+        [
+            sys.executable,
+            "-c",
+            script,
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "addopts=",
+            "-p",
+            "no:randomly",
+            "test",
+            *deselect,
+        ],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     passed = re.search(r"(\d+) passed", summary)

@@ -15,9 +15,17 @@ REFS = [["the cat is on the mat", "the dog barked loudly"]]
 def test_public_names_are_sacrebleus() -> None:
     for name in ["BLEU", "corpus_bleu", "sentence_bleu", "raw_corpus_bleu", "__version__"]:
         assert hasattr(bleucli, name)
-    score = BLEU(lowercase=False, force=False, tokenize=None, smooth_method="exp",
-                 smooth_value=None, max_ngram_order=4, effective_order=False, trg_lang="",
-                 references=None).corpus_score(HYPS, REFS)
+    score = BLEU(
+        lowercase=False,
+        force=False,
+        tokenize=None,
+        smooth_method="exp",
+        smooth_value=None,
+        max_ngram_order=4,
+        effective_order=False,
+        trg_lang="",
+        references=None,
+    ).corpus_score(HYPS, REFS)
     for attr in ["score", "counts", "totals", "precisions", "bp", "sys_len", "ref_len"]:
         assert hasattr(score, attr)
     assert score.format().startswith("BLEU = ")
@@ -71,8 +79,9 @@ def test_signature_fields_and_short_form() -> None:
     metric = BLEU(smooth_method="floor", lowercase=True, tokenize="intl")
     metric.corpus_score(HYPS, REFS)
     sig = metric.get_signature()
-    assert str(sig) == (f"nrefs:1|case:lc|eff:no|tok:intl|smooth:floor[0.10]|"
-                        f"version:bleucli-{bleucli.__version__}")
+    assert str(sig) == (
+        f"nrefs:1|case:lc|eff:no|tok:intl|smooth:floor[0.10]|version:bleucli-{bleucli.__version__}"
+    )
     assert sig.format(short=True).startswith("#:1|c:lc|e:no|tok:intl|s:floor[0.10]|v:bleucli-")
     sig.update("test", "wmt14")
     sig.update("lang", "en-de")

@@ -23,17 +23,22 @@ def test_batch_rows_equal_per_sentence_rows(data) -> None:
     k = data.draw(st.integers(1, 3))
     order = data.draw(st.sampled_from([1, 2, 4, 5]))
     hyps = data.draw(st.lists(small_vocab, min_size=n, max_size=n))
-    refs = [data.draw(st.lists(small_vocab | st.none(), min_size=n, max_size=n))
-            for _ in range(k)]
+    refs = [data.draw(st.lists(small_vocab | st.none(), min_size=n, max_size=n)) for _ in range(k)]
     metric = bleucli.BLEU(tokenize="none", max_ngram_order=order)
     expected = [
         metric.sentence_stats(" ".join(h), [r[i] for r in refs if r[i] is not None])
         for i, h in enumerate(hyps)
     ]
     texts = [None if r is None else " ".join(r) for r in refs[0]]
-    assert batch_bleu_stats([[" ".join(h) for h in hyps]],
-                            [texts] + [[None if r is None else "\t ".join(r) for r in stream]
-                                       for stream in refs[1:]], order)[0].tolist() == expected
+    assert (
+        batch_bleu_stats(
+            [[" ".join(h) for h in hyps]],
+            [texts]
+            + [[None if r is None else "\t ".join(r) for r in stream] for stream in refs[1:]],
+            order,
+        )[0].tolist()
+        == expected
+    )
 
 
 @settings(max_examples=25)
@@ -48,13 +53,23 @@ def test_large_corpora_match_sacrebleu(data) -> None:
     theirs = sacrebleu.BLEU(tokenize=tokenize).corpus_score(hyps, refs)
     assert ours.score == pytest.approx(theirs.score, abs=1e-9)
     assert (ours.counts, ours.totals, ours.sys_len, ours.ref_len) == (
-        theirs.counts, theirs.totals, theirs.sys_len, theirs.ref_len)
+        theirs.counts,
+        theirs.totals,
+        theirs.sys_len,
+        theirs.ref_len,
+    )
 
 
-chrf_options = st.fixed_dictionaries({
-    "char_order": st.sampled_from([1, 2, 6]), "word_order": st.sampled_from([0, 2]),
-    "beta": st.sampled_from([1, 2]), "whitespace": st.booleans(),
-    "eps_smoothing": st.booleans(), "lowercase": st.booleans()})
+chrf_options = st.fixed_dictionaries(
+    {
+        "char_order": st.sampled_from([1, 2, 6]),
+        "word_order": st.sampled_from([0, 2]),
+        "beta": st.sampled_from([1, 2]),
+        "whitespace": st.booleans(),
+        "eps_smoothing": st.booleans(),
+        "lowercase": st.booleans(),
+    }
+)
 
 
 @settings(max_examples=25)
@@ -65,15 +80,21 @@ def test_large_corpora_chrf_matches_sacrebleu(data, opts) -> None:
     k = data.draw(st.integers(1, 3))
     hyps = data.draw(st.lists(sentences, min_size=n, max_size=n))
     refs = [data.draw(st.lists(sentences, min_size=n, max_size=n))]
-    refs += [data.draw(st.lists(sentences | st.none(), min_size=n, max_size=n))
-             for _ in range(k - 1)]
+    refs += [
+        data.draw(st.lists(sentences | st.none(), min_size=n, max_size=n)) for _ in range(k - 1)
+    ]
     ours = bleucli.CHRF(**opts).corpus_score(hyps, refs)
     theirs = sacrebleu.CHRF(**opts).corpus_score(hyps, refs)
     assert ours.score == pytest.approx(theirs.score, abs=1e-9)
     rows = bleucli.CHRF(**opts).per_sentence_stats(hyps, refs)
     metric = bleucli.CHRF(**opts)
-    loop = [metric.sentence_stats(metric.preprocess(h), metric.reference_info(
-        [metric.preprocess(r[i]) for r in refs if r[i] is not None])) for i, h in enumerate(hyps)]
+    loop = [
+        metric.sentence_stats(
+            metric.preprocess(h),
+            metric.reference_info([metric.preprocess(r[i]) for r in refs if r[i] is not None]),
+        )
+        for i, h in enumerate(hyps)
+    ]
     assert rows == loop
 
 
@@ -89,8 +110,9 @@ def test_short_runs_do_not_import_numpy() -> None:
         "refs = [['the cat is on the mat', 'there is a dog here'] * 100]\n"
         "print(bleucli.BLEU().corpus_score(hyps, refs).score, 'numpy' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
     assert out[1] == "False"
     hyps = ["the cat sat on a mat", "a dog is here"] * 100
     refs = [["the cat is on the mat", "there is a dog here"] * 100]
@@ -106,7 +128,10 @@ def test_several_systems_at_once_equal_one_by_one(data) -> None:
     n = data.draw(st.integers(MIN_BATCH, MIN_BATCH + 20))
     refs = [data.draw(st.lists(sentences, min_size=n, max_size=n))]
     systems = [data.draw(st.lists(sentences, min_size=n, max_size=n)) for _ in range(3)]
-    for metric in (bleucli.BLEU(references=refs), bleucli.CHRF(word_order=2, references=refs),
-                   bleucli.TER(references=refs)):
+    for metric in (
+        bleucli.BLEU(references=refs),
+        bleucli.CHRF(word_order=2, references=refs),
+        bleucli.TER(references=refs),
+    ):
         together = metric.per_sentence_stats_many(systems)
         assert together == [metric.per_sentence_stats(s, None) for s in systems]

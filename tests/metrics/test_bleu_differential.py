@@ -11,8 +11,14 @@ import bleucli
 from tests.conftest import corpora, sentences
 
 TOKENIZERS = ["13a", "intl", "char", "zh", "none"]
-SMOOTHING = [("exp", None), ("floor", None), ("floor", 0.01), ("add-k", None),
-             ("add-k", 2), ("none", None)]
+SMOOTHING = [
+    ("exp", None),
+    ("floor", None),
+    ("floor", 0.01),
+    ("add-k", None),
+    ("add-k", 2),
+    ("none", None),
+]
 
 
 def strip_version(signature: str) -> str:
@@ -29,20 +35,27 @@ def assert_same(ours, theirs) -> None:
     assert ours.format(width=3) == theirs.format(width=3)
 
 
-options = st.fixed_dictionaries({
-    "tokenize": st.sampled_from(TOKENIZERS),
-    "smooth": st.sampled_from(SMOOTHING),
-    "lowercase": st.booleans(),
-    "effective_order": st.booleans(),
-    "max_ngram_order": st.sampled_from([1, 2, 4, 6]),
-})
+options = st.fixed_dictionaries(
+    {
+        "tokenize": st.sampled_from(TOKENIZERS),
+        "smooth": st.sampled_from(SMOOTHING),
+        "lowercase": st.booleans(),
+        "effective_order": st.booleans(),
+        "max_ngram_order": st.sampled_from([1, 2, 4, 6]),
+    }
+)
 
 
 def make(module, opts):
     method, value = opts["smooth"]
-    return module.BLEU(tokenize=opts["tokenize"], smooth_method=method, smooth_value=value,
-                       lowercase=opts["lowercase"], effective_order=opts["effective_order"],
-                       max_ngram_order=opts["max_ngram_order"])
+    return module.BLEU(
+        tokenize=opts["tokenize"],
+        smooth_method=method,
+        smooth_value=value,
+        lowercase=opts["lowercase"],
+        effective_order=opts["effective_order"],
+        max_ngram_order=opts["max_ngram_order"],
+    )
 
 
 @given(data=corpora(), opts=options)
@@ -71,8 +84,10 @@ def test_variable_reference_counts_match(data) -> None:
 
 @given(hyp=sentences, refs=st.lists(sentences, min_size=1, max_size=3), opts=options)
 def test_sentence_bleu_matches(hyp, refs, opts) -> None:
-    assert_same(make(bleucli, opts).sentence_score(hyp, refs),
-                make(sacrebleu, opts).sentence_score(hyp, refs))
+    assert_same(
+        make(bleucli, opts).sentence_score(hyp, refs),
+        make(sacrebleu, opts).sentence_score(hyp, refs),
+    )
 
 
 @given(data=corpora(max_lines=4, max_refs=2))
@@ -80,8 +95,10 @@ def test_function_api_matches(data) -> None:
     hyps, refs = data
     assert_same(bleucli.corpus_bleu(hyps, refs), sacrebleu.corpus_bleu(hyps, refs))
     assert_same(bleucli.raw_corpus_bleu(hyps, refs), sacrebleu.raw_corpus_bleu(hyps, refs))
-    assert_same(bleucli.sentence_bleu(hyps[0], [r[0] for r in refs]),
-                sacrebleu.sentence_bleu(hyps[0], [r[0] for r in refs]))
+    assert_same(
+        bleucli.sentence_bleu(hyps[0], [r[0] for r in refs]),
+        sacrebleu.sentence_bleu(hyps[0], [r[0] for r in refs]),
+    )
 
 
 def test_tokenised_period_warning_like_sacrebleu(caplog: pytest.LogCaptureFixture) -> None:

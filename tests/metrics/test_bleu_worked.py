@@ -51,8 +51,9 @@ def test_word_order_swap_scores_zero_without_smoothing() -> None:
     score = bleu(["dog bites man"], [["man bites dog"]], smooth_method="none")
     assert score.counts[:3] == [3, 0, 0]
     assert score.score == 0.0
-    smoothed = bleu(["dog bites man"], [["man bites dog"]], smooth_method="exp",
-                    effective_order=True)
+    smoothed = bleu(
+        ["dog bites man"], [["man bites dog"]], smooth_method="exp", effective_order=True
+    )
     assert smoothed.score > 0.0
 
 
@@ -75,8 +76,7 @@ def test_exp_smoothing_halves_each_zero_precision() -> None:
 def test_floor_and_add_k_smoothing() -> None:
     floor = compute_bleu([2, 0, 0, 0], [4, 3, 2, 1], 4, 4, smooth_method="floor")
     assert floor.precisions == pytest.approx([50.0, 100 * 0.1 / 3, 100 * 0.1 / 2, 100 * 0.1])
-    add_k = compute_bleu([2, 1, 0, 0], [4, 3, 2, 1], 4, 4, smooth_method="add-k",
-                         smooth_value=1)
+    add_k = compute_bleu([2, 1, 0, 0], [4, 3, 2, 1], 4, 4, smooth_method="add-k", smooth_value=1)
     assert add_k.precisions == pytest.approx([50.0, 100 * 2 / 4, 100 * 1 / 3, 100 * 1 / 2])
 
 
@@ -86,9 +86,13 @@ def test_empty_hypothesis_scores_zero_with_zero_bp() -> None:
 
 
 def test_lowercase_and_tokenisation_change_matches() -> None:
-    assert bleu(["The Cat sat ."], [["the cat sat ."]], lowercase=True).score == pytest.approx(100.0)
+    assert bleu(["The Cat sat ."], [["the cat sat ."]], lowercase=True).score == pytest.approx(
+        100.0
+    )
     assert bleu(["The Cat sat ."], [["the cat sat ."]]).score < 100.0
-    assert corpus_bleu(["Hello, big world!"], [["Hello , big world !"]]).score == pytest.approx(100.0)
+    assert corpus_bleu(["Hello, big world!"], [["Hello , big world !"]]).score == pytest.approx(
+        100.0
+    )
 
 
 def test_sentence_bleu_uses_effective_order() -> None:

@@ -11,20 +11,24 @@ import bleucli
 from tests.conftest import corpora, sentences
 from tests.metrics.test_bleu_differential import strip_version
 
-chrf_options = st.fixed_dictionaries({
-    "char_order": st.sampled_from([1, 3, 6]),
-    "word_order": st.sampled_from([0, 1, 2]),
-    "beta": st.sampled_from([1, 2, 3]),
-    "lowercase": st.booleans(),
-    "whitespace": st.booleans(),
-    "eps_smoothing": st.booleans(),
-})
-ter_options = st.fixed_dictionaries({
-    "normalized": st.booleans(),
-    "no_punct": st.booleans(),
-    "asian_support": st.booleans(),
-    "case_sensitive": st.booleans(),
-})
+chrf_options = st.fixed_dictionaries(
+    {
+        "char_order": st.sampled_from([1, 3, 6]),
+        "word_order": st.sampled_from([0, 1, 2]),
+        "beta": st.sampled_from([1, 2, 3]),
+        "lowercase": st.booleans(),
+        "whitespace": st.booleans(),
+        "eps_smoothing": st.booleans(),
+    }
+)
+ter_options = st.fixed_dictionaries(
+    {
+        "normalized": st.booleans(),
+        "no_punct": st.booleans(),
+        "asian_support": st.booleans(),
+        "case_sensitive": st.booleans(),
+    }
+)
 
 
 @given(data=corpora(), opts=chrf_options)
@@ -40,7 +44,8 @@ def test_chrf_matches(data, opts) -> None:
 @given(hyp=sentences, refs=st.lists(sentences, min_size=1, max_size=3), opts=chrf_options)
 def test_sentence_chrf_matches(hyp, refs, opts) -> None:
     assert bleucli.CHRF(**opts).sentence_score(hyp, refs).score == pytest.approx(
-        sacrebleu.CHRF(**opts).sentence_score(hyp, refs).score, abs=1e-9)
+        sacrebleu.CHRF(**opts).sentence_score(hyp, refs).score, abs=1e-9
+    )
 
 
 @given(data=corpora(), opts=ter_options)
@@ -55,8 +60,7 @@ def test_ter_matches(data, opts) -> None:
 
 # Word sequences from a small vocabulary: many repeated words make many shift candidates,
 # which is where the search heuristics (and their limits) decide the result.
-small_vocab_words = st.lists(st.sampled_from("a b c d e f the cat on mat , .".split()),
-                             max_size=60)
+small_vocab_words = st.lists(st.sampled_from("a b c d e f the cat on mat , .".split()), max_size=60)
 
 
 @given(hyp=small_vocab_words, ref=small_vocab_words)
@@ -76,7 +80,8 @@ def test_ter_long_sentences_match(data) -> None:
     words = st.lists(st.sampled_from(vocab), min_size=180, max_size=230)
     hyp, ref = " ".join(data.draw(words)), " ".join(data.draw(words))
     assert bleucli.TER().sentence_score(hyp, [ref]).score == pytest.approx(
-        sacrebleu.TER().sentence_score(hyp, [ref]).score, abs=1e-9)
+        sacrebleu.TER().sentence_score(hyp, [ref]).score, abs=1e-9
+    )
 
 
 def test_ter_very_different_lengths_match() -> None:
@@ -95,12 +100,18 @@ def test_ter_very_different_lengths_match() -> None:
 def test_function_api_matches(data) -> None:
     hyps, refs = data
     assert bleucli.corpus_chrf(hyps, refs).score == pytest.approx(
-        sacrebleu.corpus_chrf(hyps, refs).score, abs=1e-9)
+        sacrebleu.corpus_chrf(hyps, refs).score, abs=1e-9
+    )
     assert bleucli.corpus_ter(hyps, refs).score == pytest.approx(
-        sacrebleu.corpus_ter(hyps, refs).score, abs=1e-9)
-    assert bleucli.sentence_chrf(hyps[0], [r[0] for r in refs], word_order=2).score == \
-        pytest.approx(sacrebleu.sentence_chrf(hyps[0], [r[0] for r in refs],
-                                              word_order=2).score, abs=1e-9)
-    assert bleucli.sentence_ter(hyps[0], [r[0] for r in refs], normalized=True).score == \
-        pytest.approx(sacrebleu.sentence_ter(hyps[0], [r[0] for r in refs],
-                                             normalized=True).score, abs=1e-9)
+        sacrebleu.corpus_ter(hyps, refs).score, abs=1e-9
+    )
+    assert bleucli.sentence_chrf(
+        hyps[0], [r[0] for r in refs], word_order=2
+    ).score == pytest.approx(
+        sacrebleu.sentence_chrf(hyps[0], [r[0] for r in refs], word_order=2).score, abs=1e-9
+    )
+    assert bleucli.sentence_ter(
+        hyps[0], [r[0] for r in refs], normalized=True
+    ).score == pytest.approx(
+        sacrebleu.sentence_ter(hyps[0], [r[0] for r in refs], normalized=True).score, abs=1e-9
+    )

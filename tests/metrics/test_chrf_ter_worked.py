@@ -21,8 +21,9 @@ def test_chrf_beta_weights_recall() -> None:
     p, r = 1.0, (1 / 2 + 1 / 3) / 2
     for beta in (1, 2, 3):
         expected = 100 * (1 + beta**2) * p * r / (beta**2 * p + r)
-        assert CHRF(char_order=2, beta=beta).sentence_score("ab", ["abcd"]).score == \
-            pytest.approx(expected)
+        assert CHRF(char_order=2, beta=beta).sentence_score("ab", ["abcd"]).score == pytest.approx(
+            expected
+        )
 
 
 def test_chrf_ignores_spaces_unless_asked() -> None:
@@ -34,7 +35,16 @@ def test_chrf_ignores_spaces_unless_asked() -> None:
 def test_chrf_plus_plus_splits_edge_punctuation() -> None:
     # only one mark per word, the final one first: "(x)" keeps its opening bracket
     assert split_word_punctuation("Hello, world! (x) 'tis a") == [
-        "Hello", ",", "world", "!", "(x", ")", "'", "tis", "a"]
+        "Hello",
+        ",",
+        "world",
+        "!",
+        "(x",
+        ")",
+        "'",
+        "tis",
+        "a",
+    ]
     assert CHRF(word_order=2).corpus_score(["a b ."], [["a b ."]]).name == "chrF2++"
 
 
@@ -53,7 +63,8 @@ def test_chrf_lowercase_and_eps_smoothing() -> None:
     # 'ab' vs 'ab': orders 3..6 have no n-grams; effective order ignores them, eps does not
     assert CHRF().sentence_score("ab", ["ab"]).score == pytest.approx(100.0)
     assert CHRF(eps_smoothing=True).sentence_score("ab", ["ab"]).score == pytest.approx(
-        100 * 2 / 6, abs=1e-9)
+        100 * 2 / 6, abs=1e-9
+    )
 
 
 def test_ter_identity_substitution_and_shift() -> None:
@@ -91,5 +102,8 @@ def test_signatures() -> None:
     assert str(chrf.get_signature()).startswith("nrefs:1|case:lc|eff:yes|nc:6|nw:2|space:no|")
     ter = TER(normalized=True)
     ter.corpus_score(["a"], [["a"]])
-    assert ter.get_signature().format(short=True).startswith(
-        "#:1|c:lc|t:tercom|nr:yes|pn:yes|as:no|v:bleucli-")
+    assert (
+        ter.get_signature()
+        .format(short=True)
+        .startswith("#:1|c:lc|t:tercom|nr:yes|pn:yes|as:no|v:bleucli-")
+    )

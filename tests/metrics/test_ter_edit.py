@@ -54,8 +54,10 @@ def test_beam_bound_and_exactness(hyp, ref) -> None:
     distance = BeamEditDistance(ref, len(hyp))
     m, n = len(hyp), len(ref)
     # safe_below is the cheapest path through any out-of-beam cell (brute force).
-    brute = min((abs(i - j) + abs((m - i) - (n - j)) for i, j in cells_outside_beam(distance, m)),
-                default=INF)
+    brute = min(
+        (abs(i - j) + abs((m - i) - (n - j)) for i, j in cells_outside_beam(distance, m)),
+        default=INF,
+    )
     assert distance.safe_below == brute
     beam = min(distance.beam_rows(hyp)[-1][-1], INF)
     unrestricted = levenshtein(hyp, ref)
@@ -96,5 +98,4 @@ def test_shift_candidates_resume_from_shared_prefix() -> None:
     candidates = [[1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4, 6, 7, 5, 8], [6, 7, 1, 2, 3, 4, 5, 8]]
     starts = [next(k for k, (a, b) in enumerate(zip(c, hyp)) if a != b) for c in candidates]
     assert starts == [2, 2, 0]
-    assert current.candidate_costs(candidates, starts) == [levenshtein(c, ref)
-                                                           for c in candidates]
+    assert current.candidate_costs(candidates, starts) == [levenshtein(c, ref) for c in candidates]

@@ -65,16 +65,39 @@ def sgm(lines: list[str], docs: list[tuple[str, str, str, int]], kind: str = "sr
 
 
 def write_registry(path: Path, name: str, data: list[dict], langpairs: dict, **extra) -> Path:
-    entry = {"description": f"test set {name}", "citation": "@misc{x}", "data": data,
-             "langpairs": langpairs, **extra}
+    entry = {
+        "description": f"test set {name}",
+        "citation": "@misc{x}",
+        "data": data,
+        "langpairs": langpairs,
+        **extra,
+    }
     path.write_text(json.dumps({name: entry}), encoding="utf-8")
     return path
 
 
-SOURCE = ["Guten Morgen.", "Wie geht es dir?", "Das Wetter ist schön.", "Ich lese ein Buch.",
-          "Wir fahren morgen nach Berlin.", "Der Kaffee ist heiß."]
-REFERENCE = ["Good morning.", "How are you?", "The weather is nice.", "I am reading a book.",
-             "We are going to Berlin tomorrow.", "The coffee is hot."]
-HYPOTHESIS = ["Good morning.", "How are you doing?", "The weather is beautiful.",
-              "I read a book.", "Tomorrow we go to Berlin.", "The coffee is hot."]
+SOURCE = [
+    "Guten Morgen.",
+    "Wie geht es dir?",
+    "Das Wetter ist schön.",
+    "Ich lese ein Buch.",
+    "Wir fahren morgen nach Berlin.",
+    "Der Kaffee ist heiß.",
+]
+REFERENCE = [
+    "Good morning.",
+    "How are you?",
+    "The weather is nice.",
+    "I am reading a book.",
+    "We are going to Berlin tomorrow.",
+    "The coffee is hot.",
+]
+HYPOTHESIS = [
+    "Good morning.",
+    "How are you doing?",
+    "The weather is beautiful.",
+    "I read a book.",
+    "Tomorrow we go to Berlin.",
+    "The coffee is hot.",
+]
 DOCS = [("doc1", "de", "news", 2), ("doc2", "en", "news", 3), ("doc3", "de", "sport", 1)]

@@ -16,9 +16,9 @@ from bleucli.testsets.registry import LangPair
 from tests.testsets.conftest import make_tgz, md5, sgm, write_registry
 
 # Segment text: anything on one line, including markup-like characters and odd spacing.
-segment = st.text(st.characters(blacklist_categories=["Cs", "Cc"], blacklist_characters="\n\r"),
-                  max_size=30) | st.sampled_from(["  spaced   out ", "a <b> c", "x &amp; y",
-                                                  "</seg> trick", ""])
+segment = st.text(
+    st.characters(blacklist_categories=["Cs", "Cc"], blacklist_characters="\n\r"), max_size=30
+) | st.sampled_from(["  spaced   out ", "a <b> c", "x &amp; y", "</seg> trick", ""])
 
 
 def sacrebleu_fields(dataset, tmp: Path, langpair: str) -> dict[str, list[str]]:
@@ -55,7 +55,9 @@ def test_sgm_like_sacrebleu(tmp_path_factory, lines, refs) -> None:
     (raw / "t/ref.sgm").write_bytes(sgm(ref_lines, docs, "refset"))
     expected = sacrebleu_fields(
         FakeSGMLDataset("wmtx", data=[], md5=[], langpairs={"de-en": ["t/src.sgm", "t/ref.sgm"]}),
-        tmp, "de-en")
+        tmp,
+        "de-en",
+    )
     pair = LangPair("sgm", "t/src.sgm", ("t/ref.sgm",))
     assert ours(pair, raw) == expected
 
@@ -67,8 +69,11 @@ def test_sgm_addition_mixes_sgm_source_and_plain_references(tmp_path) -> None:
     raw.mkdir()
     (raw / "src.sgm").write_bytes(sgm(["a", "b"], [("d", "en", "news", 2)]))
     (raw / "x.ref").write_text("one  two \nthree\n")
-    expected = sacrebleu_fields(WMTAdditionDataset(
-        "wmtx/add", data=[], md5=[], langpairs={"en-de": ["src.sgm", "x.ref"]}), tmp_path, "en-de")
+    expected = sacrebleu_fields(
+        WMTAdditionDataset("wmtx/add", data=[], md5=[], langpairs={"en-de": ["src.sgm", "x.ref"]}),
+        tmp_path,
+        "en-de",
+    )
     assert ours(LangPair("sgm", "src.sgm", ("x.ref",)), raw) == expected
 
 
@@ -116,18 +121,34 @@ def test_wmt_xml_like_sacrebleu(tmp_path_factory, data) -> None:
         text = st.lists(segment, min_size=n, max_size=n)
         # SacreBLEU crashes on an empty source segment (its text is None), so sources have text
         source = st.lists(segment.filter(bool), min_size=n, max_size=n)
-        docs.append({"id": f"doc{d}", "origlang": data.draw(st.sampled_from(["de", "en"])),
-                     "domain": "news", "src": data.draw(source),
-                     "refs": {"A": data.draw(text), "B": data.draw(text)},
-                     "hyps": {"sys1": data.draw(text)}})
-    docs.append({"id": "ts", "origlang": "de", "domain": "news", "testsuite": True,
-                 "src": ["ignored"], "refs": {"A": ["ignored"]}})
+        docs.append(
+            {
+                "id": f"doc{d}",
+                "origlang": data.draw(st.sampled_from(["de", "en"])),
+                "domain": "news",
+                "src": data.draw(source),
+                "refs": {"A": data.draw(text), "B": data.draw(text)},
+                "hyps": {"sys1": data.draw(text)},
+            }
+        )
+    docs.append(
+        {
+            "id": "ts",
+            "origlang": "de",
+            "domain": "news",
+            "testsuite": True,
+            "src": ["ignored"],
+            "refs": {"A": ["ignored"]},
+        }
+    )
     raw = tmp / "raw"
     raw.mkdir()
     (raw / "t.xml").write_bytes(wmt_xml(docs))
-    expected = sacrebleu_fields(WMTXMLDataset("wmtx", data=[], md5=[],
-                                              langpairs={"de-en": ["t.xml"]}, refs=["A", "B"]),
-                                tmp, "de-en")
+    expected = sacrebleu_fields(
+        WMTXMLDataset("wmtx", data=[], md5=[], langpairs={"de-en": ["t.xml"]}, refs=["A", "B"]),
+        tmp,
+        "de-en",
+    )
     got = ours(LangPair("xml", "t.xml", ("t.xml",), translators=("A", "B")), raw)
     assert got == expected
 
@@ -138,9 +159,11 @@ def test_tsv_columns_like_sacrebleu(tmp_path) -> None:
     raw = tmp_path / "raw"
     raw.mkdir()
     (raw / "d.tsv").write_text("1\t2\tsrc one\tref one\n3\t4\tsrc  two \t\n5\t6\t\tref three\n")
-    expected = sacrebleu_fields(TSVDataset("mtntx", data=[], md5=[],
-                                           langpairs={"en-fr": ["2:d.tsv", "3:d.tsv"]}),
-                                tmp_path, "en-fr")
+    expected = sacrebleu_fields(
+        TSVDataset("mtntx", data=[], md5=[], langpairs={"en-fr": ["2:d.tsv", "3:d.tsv"]}),
+        tmp_path,
+        "en-fr",
+    )
     pair = LangPair("tsv", "d.tsv", ("d.tsv",), source_column=2, reference_columns=(3,))
     assert ours(pair, raw) == expected
 
@@ -152,9 +175,11 @@ def test_plain_and_gzipped_plain_like_sacrebleu(tmp_path) -> None:
     raw.mkdir()
     (raw / "s.en").write_text("a b  \r\nc\n")
     (raw / "r.fr.gz").write_bytes(gzip.compress(b"x y\nz \n"))
-    expected = sacrebleu_fields(PlainTextDataset("m", data=[], md5=[],
-                                                 langpairs={"en-fr": ["s.en", "r.fr.gz"]}),
-                                tmp_path, "en-fr")
+    expected = sacrebleu_fields(
+        PlainTextDataset("m", data=[], md5=[], langpairs={"en-fr": ["s.en", "r.fr.gz"]}),
+        tmp_path,
+        "en-fr",
+    )
     assert ours(LangPair("plain", "s.en", ("r.fr.gz",)), raw) == expected
 
 
@@ -172,28 +197,44 @@ def filter_set(tmp_path, monkeypatch):
     from sacrebleu.dataset.fake_sgml import FakeSGMLDataset
 
     monkeypatch.setenv("BLEUCLI_CACHE", str(tmp_path / "cache"))
-    members = {"t/src.sgm": sgm(FILTER_SOURCE, FILTER_DOCS),
-               "t/ref.sgm": sgm([s.upper() for s in FILTER_SOURCE], FILTER_DOCS, "refset")}
+    members = {
+        "t/src.sgm": sgm(FILTER_SOURCE, FILTER_DOCS),
+        "t/ref.sgm": sgm([s.upper() for s in FILTER_SOURCE], FILTER_DOCS, "refset"),
+    }
     archive = make_tgz(members)
     (tmp_path / "f.tgz").write_bytes(archive)
     registry = write_registry(
-        tmp_path / "r.json", "wmtf", [{"url": "f.tgz", "md5": md5(archive)}],
+        tmp_path / "r.json",
+        "wmtf",
+        [{"url": "f.tgz", "md5": md5(archive)}],
         {"de-en": {"format": "sgm", "source": "t/src.sgm", "references": ["t/ref.sgm"]}},
-        subsets=ANNOTATIONS)
+        subsets=ANNOTATIONS,
+    )
     sb_dir = tmp_path / "sb"
     for name, content in members.items():
         (sb_dir / "wmtf" / "raw" / name).parent.mkdir(parents=True, exist_ok=True)
         (sb_dir / "wmtf" / "raw" / name).write_bytes(content)
     monkeypatch.setattr(sb_utils, "SACREBLEU_DIR", str(sb_dir))
-    monkeypatch.setitem(sb_utils.DATASETS, "wmtf", FakeSGMLDataset(
-        "wmtf", data=[], md5=[], langpairs={"de-en": ["t/src.sgm", "t/ref.sgm"]}))
+    monkeypatch.setitem(
+        sb_utils.DATASETS,
+        "wmtf",
+        FakeSGMLDataset("wmtf", data=[], md5=[], langpairs={"de-en": ["t/src.sgm", "t/ref.sgm"]}),
+    )
     monkeypatch.setitem(sb_utils.SUBSETS, "wmtf", ANNOTATIONS)
     return TestSets([str(registry)])
 
 
-@pytest.mark.parametrize(("origlang", "subset"), [("de", None), ("non-de", None), ("en", None),
-                                                  (None, "sport"), (None, "country:GB"),
-                                                  ("de", "politics")])
+@pytest.mark.parametrize(
+    ("origlang", "subset"),
+    [
+        ("de", None),
+        ("non-de", None),
+        ("en", None),
+        (None, "sport"),
+        (None, "country:GB"),
+        ("de", "politics"),
+    ],
+)
 def test_filters_like_sacrebleu(filter_set, origlang, subset) -> None:
     import sacrebleu.utils as sb_utils
 
@@ -202,8 +243,9 @@ def test_filters_like_sacrebleu(filter_set, origlang, subset) -> None:
 
 
 @pytest.mark.parametrize("extra", [[], ["--subset", "sport"]])
-def test_detail_prints_sacrebleus_subset_scores(filter_set, tmp_path, monkeypatch, capsys,
-                                                extra) -> None:
+def test_detail_prints_sacrebleus_subset_scores(
+    filter_set, tmp_path, monkeypatch, capsys, extra
+) -> None:
     """-d/--detail: per origlang and subset, the lines SacreBLEU prints, same numbers."""
     import argparse
 
@@ -215,15 +257,38 @@ def test_detail_prints_sacrebleus_subset_scores(filter_set, tmp_path, monkeypatc
     hyps = [s.upper() + (" X" if i % 2 else "") for i, s in enumerate(FILTER_SOURCE)]
     refs = [[s.upper() for s in FILTER_SOURCE]]
     monkeypatch.setattr(sb_utils.Color, "ENABLE_COLORS", False)
-    args = argparse.Namespace(width=2, origlang=None, test_set="wmtf", langpair="de-en",
-                              subset=extra[1] if extra else None)
-    sb_utils.print_subset_results({"BLEU": sacrebleu.BLEU(), "CHRF": sacrebleu.CHRF()}, hyps,
-                                  refs, args)
+    args = argparse.Namespace(
+        width=2,
+        origlang=None,
+        test_set="wmtf",
+        langpair="de-en",
+        subset=extra[1] if extra else None,
+    )
+    sb_utils.print_subset_results(
+        {"BLEU": sacrebleu.BLEU(), "CHRF": sacrebleu.CHRF()}, hyps, refs, args
+    )
     expected = capsys.readouterr().out.splitlines()
     hyp = tmp_path / "hyp.txt"
     hyp.write_text("\n".join(hyps) + "\n", encoding="utf-8")
-    result = run_cli(["-t", "wmtf", "-l", "de-en", "-i", str(hyp), "-m", "bleu", "chrf",
-                      "-w", "2", "--detail", *extra, "--testsets-file", str(tmp_path / "r.json")])
+    result = run_cli(
+        [
+            "-t",
+            "wmtf",
+            "-l",
+            "de-en",
+            "-i",
+            str(hyp),
+            "-m",
+            "bleu",
+            "chrf",
+            "-w",
+            "2",
+            "--detail",
+            *extra,
+            "--testsets-file",
+            str(tmp_path / "r.json"),
+        ]
+    )
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].lstrip().startswith("BLEU|nrefs:1|test:wmtf|lang:de-en|")  # text, not JSON

@@ -28,8 +28,9 @@ def assert_one_line_error(result, code: int, *fragments: str) -> None:
         assert fragment in lines[0], lines[0]
 
 
-def test_dripping_server_meets_the_overall_deadline(http_server, cache, tmp_path,
-                                                    monkeypatch) -> None:
+def test_dripping_server_meets_the_overall_deadline(
+    http_server, cache, tmp_path, monkeypatch
+) -> None:
     archive = news_archive()
     url = http_server.serve("/drip/test.tgz", archive, drip=0.02)
     monkeypatch.setenv("BLEUCLI_DOWNLOAD_DEADLINE", "1")
@@ -37,8 +38,15 @@ def test_dripping_server_meets_the_overall_deadline(http_server, cache, tmp_path
     started = time.monotonic()
     result = score(news_registry(tmp_path, url, md5(archive)), tmp_path)
     assert time.monotonic() - started < 15  # 3 attempts of about 1 s, not minutes
-    assert_one_line_error(result, 1, "not complete after 1 s", "(3 attempts)", "nothing was "
-                          "cached", "BLEUCLI_MIRROR", "--offline")
+    assert_one_line_error(
+        result,
+        1,
+        "not complete after 1 s",
+        "(3 attempts)",
+        "nothing was cached",
+        "BLEUCLI_MIRROR",
+        "--offline",
+    )
     error = [line for line in result.stderr.splitlines() if "error" in line][0]
     assert error.count(url) == 1  # one reason per URL, not one per attempt
     assert not list((cache / "news" / "downloads").glob("*"))
@@ -75,9 +83,12 @@ def test_server_lying_about_sizes(http_server, cache, tmp_path) -> None:
 
 def _bomb_registry(tmp_path: Path, http_server, name: str, archive: bytes) -> Path:
     url = http_server.serve(f"/{name}", archive)
-    return write_registry(tmp_path / "registry.json", "news", [{"url": url, "md5": md5(archive)}],
-                          {"de-en": {"format": "plain", "source": "a.txt",
-                                     "references": ["a.txt"]}})
+    return write_registry(
+        tmp_path / "registry.json",
+        "news",
+        [{"url": url, "md5": md5(archive)}],
+        {"de-en": {"format": "plain", "source": "a.txt", "references": ["a.txt"]}},
+    )
 
 
 @pytest.mark.parametrize("kind", ["tgz", "zip"])
@@ -144,16 +155,20 @@ def test_hard_link_to_a_later_member_is_extracted(tmp_path) -> None:
     from bleucli.testsets.extract import extract
 
     archive = tmp_path / "a.tgz"
-    archive.write_bytes(_tar([_link("copy.txt", "data/real.txt"),
-                              _file("data/real.txt", b"hello\n")]))
+    archive.write_bytes(
+        _tar([_link("copy.txt", "data/real.txt"), _file("data/real.txt", b"hello\n")])
+    )
     extract(archive, tmp_path / "out")
     assert (tmp_path / "out" / "copy.txt").read_bytes() == b"hello\n"
 
 
-@pytest.mark.parametrize(("members", "error"), [
-    ([_link("copy.txt", "missing.txt")], "does not name a file of the archive"),
-    ([_file("a", b"file"), _file("a/b", b"then a folder")], "is both a file and a folder"),
-])
+@pytest.mark.parametrize(
+    ("members", "error"),
+    [
+        ([_link("copy.txt", "missing.txt")], "does not name a file of the archive"),
+        ([_file("a", b"file"), _file("a/b", b"then a folder")], "is both a file and a folder"),
+    ],
+)
 def test_archive_path_tricks(members, error, tmp_path) -> None:
     from bleucli.errors import BleucliError
     from bleucli.testsets.extract import extract
@@ -171,33 +186,50 @@ def test_archive_with_matching_md5_but_broken(body, http_server, cache, tmp_path
     assert_one_line_error(result, 1, "not a valid archive or damaged")
 
 
-@pytest.mark.parametrize(("name", "pair", "error"), [
-    ("..", {"format": "plain", "source": "a", "references": ["a"]}, "is not allowed"),
-    ("ok/../..", {"format": "plain", "source": "a", "references": ["a"]}, "is not allowed"),
-    ("fine", {"format": "plain", "source": "../../etc/passwd", "references": ["a"]},
-     "must be a relative path inside"),
-    ("fine", {"format": "plain", "source": "a", "references": ["/etc/passwd"]},
-     "must be a relative path inside"),
-])
-def test_registry_cannot_address_paths_outside_the_cache(name, pair, error, http_server, cache,
-                                                        tmp_path) -> None:
+@pytest.mark.parametrize(
+    ("name", "pair", "error"),
+    [
+        ("..", {"format": "plain", "source": "a", "references": ["a"]}, "is not allowed"),
+        ("ok/../..", {"format": "plain", "source": "a", "references": ["a"]}, "is not allowed"),
+        (
+            "fine",
+            {"format": "plain", "source": "../../etc/passwd", "references": ["a"]},
+            "must be a relative path inside",
+        ),
+        (
+            "fine",
+            {"format": "plain", "source": "a", "references": ["/etc/passwd"]},
+            "must be a relative path inside",
+        ),
+    ],
+)
+def test_registry_cannot_address_paths_outside_the_cache(
+    name, pair, error, http_server, cache, tmp_path
+) -> None:
     victim = tmp_path / "victim"
     victim.mkdir()
     (victim / "keep.txt").write_text("precious")
-    registry = write_registry(tmp_path / "registry.json", name,
-                              [{"url": http_server.url("/x.txt"), "md5": "0" * 32}],
-                              {"de-en": pair})
+    registry = write_registry(
+        tmp_path / "registry.json",
+        name,
+        [{"url": http_server.url("/x.txt"), "md5": "0" * 32}],
+        {"de-en": pair},
+    )
     result = run_cli(["-t", name, "-l", "de-en", "--testsets-file", str(registry)], input="x\n")
     assert_one_line_error(result, 1, error)
     assert (victim / "keep.txt").read_text() == "precious"
 
 
-@pytest.mark.parametrize(("code", "message"), [
-    (errno.ENOSPC, "no space left on the device"),
-    (errno.EROFS, "the cache is not writable"),
-])
-def test_file_system_failures_are_one_line(code, message, http_server, cache, tmp_path,
-                                           monkeypatch) -> None:
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [
+        (errno.ENOSPC, "no space left on the device"),
+        (errno.EROFS, "the cache is not writable"),
+    ],
+)
+def test_file_system_failures_are_one_line(
+    code, message, http_server, cache, tmp_path, monkeypatch
+) -> None:
     import bleucli.testsets.store as store
 
     def failing(*args, **kwargs):
@@ -210,8 +242,9 @@ def test_file_system_failures_are_one_line(code, message, http_server, cache, tm
     assert_one_line_error(result, 1, message, "BLEUCLI_CACHE")
 
 
-def test_corrupt_file_in_a_read_only_cache_is_one_error_naming_it(http_server, cache, tmp_path,
-                                                                   monkeypatch) -> None:
+def test_corrupt_file_in_a_read_only_cache_is_one_error_naming_it(
+    http_server, cache, tmp_path, monkeypatch
+) -> None:
     """A damaged cached file that cannot be rebuilt because the cache is read-only: one
     error line that names the file and says why it stays broken (no "rebuilding" notice
     first, no message about a manifest the user never touched)."""
@@ -239,6 +272,12 @@ def test_corrupt_file_in_a_read_only_cache_is_one_error_naming_it(http_server, c
     finally:
         for folder in folders:
             folder.chmod(0o755)
-    assert_one_line_error(result, 1, f"cached file {damaged} is corrupt", "read-only",
-                          "cannot be repaired", "BLEUCLI_CACHE")
+    assert_one_line_error(
+        result,
+        1,
+        f"cached file {damaged} is corrupt",
+        "read-only",
+        "cannot be repaired",
+        "BLEUCLI_CACHE",
+    )
     assert result.stderr.count("\n") == 1, result.stderr

@@ -55,18 +55,23 @@ def test_unknown_set_and_pair_list_what_exists() -> None:
     ("content", "message"),
     [
         ("{not json", "line 1: invalid JSON"),
-        ('{"x": {"description": "d", "data": [], "langpairs": {}}}',
-         "x.data: needs at least 1 item"),
-        ('{"x": {"description": "d", "data": [{"url": "a", "md5": "nope"}], "langpairs": '
-         '{"en-de": {"format": "plain", "source": "a", "references": ["b"]}}}}',
-         "x.data[0].md5: 'nope' does not match"),
-        ('{"x": {"description": "d", "data": [{"url": "a", "md5": "' + "0" * 32 + '"}], '
-         '"langpairs": {"en-de": {"format": "pdf", "source": "a", "references": ["b"]}}}}',
-         "x.langpairs.en-de.format: 'pdf' is not one of"),
+        (
+            '{"x": {"description": "d", "data": [], "langpairs": {}}}',
+            "x.data: needs at least 1 item",
+        ),
+        (
+            '{"x": {"description": "d", "data": [{"url": "a", "md5": "nope"}], "langpairs": '
+            '{"en-de": {"format": "plain", "source": "a", "references": ["b"]}}}}',
+            "x.data[0].md5: 'nope' does not match",
+        ),
+        (
+            '{"x": {"description": "d", "data": [{"url": "a", "md5": "' + "0" * 32 + '"}], '
+            '"langpairs": {"en-de": {"format": "pdf", "source": "a", "references": ["b"]}}}}',
+            "x.langpairs.en-de.format: 'pdf' is not one of",
+        ),
     ],
 )
-def test_bad_custom_registry_is_one_clear_error(tmp_path: Path, content: str,
-                                                message: str) -> None:
+def test_bad_custom_registry_is_one_clear_error(tmp_path: Path, content: str, message: str) -> None:
     path = tmp_path / "mine.json"
     path.write_text(content)
     with pytest.raises(ConfigError) as err:
@@ -75,13 +80,16 @@ def test_bad_custom_registry_is_one_clear_error(tmp_path: Path, content: str,
     assert message in str(err.value)
 
 
-def test_custom_registries_override_builtins_in_order(tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_custom_registries_override_builtins_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def registry(name: str, description: str) -> Path:
         path = tmp_path / name
-        entry = {"description": description, "data": [{"url": "d.txt", "md5": "0" * 32}],
-                 "langpairs": {"en-de": {"format": "plain", "source": "d.txt",
-                                         "references": ["d.txt"]}}}
+        entry = {
+            "description": description,
+            "data": [{"url": "d.txt", "md5": "0" * 32}],
+            "langpairs": {"en-de": {"format": "plain", "source": "d.txt", "references": ["d.txt"]}},
+        }
         path.write_text(json.dumps({"wmt14": entry, name: entry}))
         return path
 

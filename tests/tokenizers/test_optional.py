@@ -14,13 +14,30 @@ from hypothesis import strategies as st
 import bleucli
 from bleucli.tokenizers import get_tokenizer
 
-JAPANESE = ["私は日本語を話します。", "今日はいい天気ですね！", "東京タワーに行きました",
-            "ＡＢＣとabc、カタカナ", "", "  空白  ", "2026年12月3日", "「引用」です。"]
-KOREAN = ["나는 한국어를 합니다.", "오늘 날씨가 좋네요!", "서울에 갔습니다", "ABC와 abc",
-          "", "  공백  ", "2026년 12월 3일", "“인용”입니다."]
+JAPANESE = [
+    "私は日本語を話します。",
+    "今日はいい天気ですね！",
+    "東京タワーに行きました",
+    "ＡＢＣとabc、カタカナ",
+    "",
+    "  空白  ",
+    "2026年12月3日",
+    "「引用」です。",
+]
+KOREAN = [
+    "나는 한국어를 합니다.",
+    "오늘 날씨가 좋네요!",
+    "서울에 갔습니다",
+    "ABC와 abc",
+    "",
+    "  공백  ",
+    "2026년 12월 3일",
+    "“인용”입니다.",
+]
 
-pieces = st.sampled_from([*JAPANESE, *KOREAN, "a", "B", ".", "、", "。", " ", "123", "テスト",
-                          "한국", "漢字", "ー"])
+pieces = st.sampled_from(
+    [*JAPANESE, *KOREAN, "a", "B", ".", "、", "。", " ", "123", "テスト", "한국", "漢字", "ー"]
+)
 sentences = st.lists(pieces, max_size=8).map("".join)
 
 
@@ -40,9 +57,12 @@ def test_mecab_bleu_matches(hyps, data) -> None:
         ours = bleucli.BLEU(trg_lang=lang)
         theirs = sacrebleu.BLEU(trg_lang=lang)
         assert ours.corpus_score(hyps, refs).score == pytest.approx(
-            theirs.corpus_score(hyps, refs).score, abs=1e-9)
-        assert str(ours.get_signature()).rsplit("|", 1)[0] == \
-            str(theirs.get_signature()).rsplit("|", 1)[0]
+            theirs.corpus_score(hyps, refs).score, abs=1e-9
+        )
+        assert (
+            str(ours.get_signature()).rsplit("|", 1)[0]
+            == str(theirs.get_signature()).rsplit("|", 1)[0]
+        )
 
 
 FLORES101_URL = "https://dl.fbaipublicfiles.com/fairseq/models/flores/sacrebleu_tokenizer_spm.model"
@@ -56,12 +76,20 @@ def spm_model(tmp_path_factory) -> bytes:
     folder = tmp_path_factory.mktemp("spm")
     examples = Path(__file__).resolve().parents[2] / "examples"
     corpus = folder / "corpus.txt"
-    corpus.write_text("".join((examples / n).read_text(encoding="utf-8")
-                              for n in ("src.en", "ref.de", "ref2.de", "hyp.de")),
-                      encoding="utf-8")
+    corpus.write_text(
+        "".join(
+            (examples / n).read_text(encoding="utf-8")
+            for n in ("src.en", "ref.de", "ref2.de", "hyp.de")
+        ),
+        encoding="utf-8",
+    )
     sentencepiece.SentencePieceTrainer.train(
-        input=str(corpus), model_prefix=str(folder / "m"), vocab_size=300,
-        character_coverage=1.0, minloglevel=2)
+        input=str(corpus),
+        model_prefix=str(folder / "m"),
+        vocab_size=300,
+        character_coverage=1.0,
+        minloglevel=2,
+    )
     return (folder / "m.model").read_bytes()
 
 
@@ -76,14 +104,16 @@ def served_model(spm_model, http_server, tmp_path, monkeypatch):
     return tmp_path / "cache" / "models" / "sacrebleu_tokenizer_spm.model"
 
 
-def test_spm_downloads_once_and_matches_sacrebleu(served_model, spm_model, http_server,
-                                                  tmp_path, monkeypatch) -> None:
+def test_spm_downloads_once_and_matches_sacrebleu(
+    served_model, spm_model, http_server, tmp_path, monkeypatch
+) -> None:
     import sacrebleu.tokenizers.tokenizer_spm as sb_spm
 
     ours = get_tokenizer("flores101")
     assert served_model.read_bytes() == spm_model
-    assert (served_model.parent / (served_model.name + ".md5")).read_text().strip() == \
-        hashlib.md5(spm_model).hexdigest()
+    assert (served_model.parent / (served_model.name + ".md5")).read_text().strip() == hashlib.md5(
+        spm_model
+    ).hexdigest()
     (tmp_path / "sb" / "models").mkdir(parents=True)
     (tmp_path / "sb" / "models" / served_model.name).write_bytes(spm_model)
     monkeypatch.setattr(sb_spm, "SACREBLEU_DIR", str(tmp_path / "sb"))
@@ -98,8 +128,9 @@ def test_spm_downloads_once_and_matches_sacrebleu(served_model, spm_model, http_
     assert "tok:flores101" in str(metric.get_signature())
 
 
-def test_corrupt_model_is_fetched_again_and_offline_fails_clearly(served_model, spm_model,
-                                                                 monkeypatch, caplog) -> None:
+def test_corrupt_model_is_fetched_again_and_offline_fails_clearly(
+    served_model, spm_model, monkeypatch, caplog
+) -> None:
     get_tokenizer("flores101")
     served_model.write_bytes(b"damaged")
     with caplog.at_level("WARNING", logger="bleucli"):
@@ -114,10 +145,13 @@ def test_corrupt_model_is_fetched_again_and_offline_fails_clearly(served_model, 
         get_tokenizer("flores101")
 
 
-@pytest.mark.parametrize("bad", [b"<!DOCTYPE html><html><body>Rate limited</body></html>",
-                                 b"\x0a\x0b truncated protobuf"])
-def test_model_that_is_not_a_model_is_never_trusted(bad, served_model, spm_model,
-                                                    http_server) -> None:
+@pytest.mark.parametrize(
+    "bad",
+    [b"<!DOCTYPE html><html><body>Rate limited</body></html>", b"\x0a\x0b truncated protobuf"],
+)
+def test_model_that_is_not_a_model_is_never_trusted(
+    bad, served_model, spm_model, http_server
+) -> None:
     """No published md5: the first download must load as a SentencePiece model before its
     md5 is recorded; an error page or a cut transfer is refused and nothing is kept."""
     from bleucli.testsets.download import DownloadError
@@ -164,8 +198,10 @@ def test_spbleu_1k_matches_sacrebleu(spm_model, http_server, tmp_path, monkeypat
     metric = bleucli.BLEU(tokenize="spBLEU-1K")
     metric.corpus_score(["Der Hund bellt."], [["Der Hund bellt laut."]])
     assert "tok:spBLEU-1K" in str(metric.get_signature())
-    assert str(metric.get_signature()).split("|version")[0] == str(
-        _sacrebleu_signature("spBLEU-1K", tmp_path, monkeypatch)).split("|version")[0]
+    assert (
+        str(metric.get_signature()).split("|version")[0]
+        == str(_sacrebleu_signature("spBLEU-1K", tmp_path, monkeypatch)).split("|version")[0]
+    )
 
 
 def _sacrebleu_signature(tokenize: str, tmp_path, monkeypatch) -> str:

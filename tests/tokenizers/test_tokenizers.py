@@ -73,10 +73,12 @@ def test_registry_lists_builtins_and_rejects_unknown() -> None:
         tokenizer_class("nope")
 
 
-@pytest.mark.parametrize(("name", "extra"), [("ja-mecab", "ja"), ("ko-mecab", "ko"),
-                                           ("flores101", "spm")])
-def test_missing_extras_are_explained(monkeypatch: pytest.MonkeyPatch, name: str,
-                                      extra: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "extra"), [("ja-mecab", "ja"), ("ko-mecab", "ko"), ("flores101", "spm")]
+)
+def test_missing_extras_are_explained(
+    monkeypatch: pytest.MonkeyPatch, name: str, extra: str
+) -> None:
     import builtins
 
     from bleucli.errors import MissingExtraError
@@ -90,8 +92,7 @@ def test_missing_extras_are_explained(monkeypatch: pytest.MonkeyPatch, name: str
         return real_import(module, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", fake_import)
-    monkeypatch.setattr("importlib.import_module",
-                        lambda module: fake_import(module))
+    monkeypatch.setattr("importlib.import_module", lambda module: fake_import(module))
     import bleucli.tokenizers.mecab as mecab
 
     monkeypatch.setattr(mecab, "import_module", lambda module: fake_import(module))
@@ -99,8 +100,10 @@ def test_missing_extras_are_explained(monkeypatch: pytest.MonkeyPatch, name: str
         get_tokenizer(name)
 
 
-@pytest.mark.parametrize(("lang", "name"), [("zh", "zh"), ("ja", "ja-mecab"),
-                                            ("ko", "ko-mecab"), ("de", "13a"), ("", "13a")])
+@pytest.mark.parametrize(
+    ("lang", "name"),
+    [("zh", "zh"), ("ja", "ja-mecab"), ("ko", "ko-mecab"), ("de", "13a"), ("", "13a")],
+)
 def test_default_by_target_language(lang: str, name: str) -> None:
     assert default_tokenizer(lang) == name
 

@@ -12,8 +12,13 @@ from bleucli.sacrebleu_compat.dataset.plain_text import PlainTextDataset
 from bleucli.sacrebleu_compat.dataset.tsv import TSVDataset
 from bleucli.sacrebleu_compat.dataset.wmt_xml import WMTXMLDataset
 
-_BY_FORMAT = {"sgm": FakeSGMLDataset, "iwslt": IWSLTXMLDataset, "plain": PlainTextDataset,
-              "tsv": TSVDataset, "xml": WMTXMLDataset}
+_BY_FORMAT = {
+    "sgm": FakeSGMLDataset,
+    "iwslt": IWSLTXMLDataset,
+    "plain": PlainTextDataset,
+    "tsv": TSVDataset,
+    "xml": WMTXMLDataset,
+}
 
 
 def _datasets() -> tuple[dict[str, Dataset], dict[str, Dataset]]:
@@ -31,14 +36,30 @@ def _datasets() -> tuple[dict[str, Dataset], dict[str, Dataset]]:
 
 
 _ALL_DATASETS, DATASETS = _datasets()
-SUBSETS = {name: dict(ds._testset.subsets) for name, ds in DATASETS.items()
-           if ds._testset.subsets}
+SUBSETS = {name: dict(ds._testset.subsets) for name, ds in DATASETS.items() if ds._testset.subsets}
 _SUBSETS = SUBSETS
-COUNTRIES = sorted({value.split("-")[0] for subsets in SUBSETS.values()
-                    for value in subsets.values()})
-DOMAINS = sorted({value.split("-")[1] for subsets in SUBSETS.values()
-                  for value in subsets.values() if "-" in value})
+COUNTRIES = sorted(
+    {value.split("-")[0] for subsets in SUBSETS.values() for value in subsets.values()}
+)
+DOMAINS = sorted(
+    {
+        value.split("-")[1]
+        for subsets in SUBSETS.values()
+        for value in subsets.values()
+        if "-" in value
+    }
+)
 
-__all__ = ["DATASETS", "SUBSETS", "COUNTRIES", "DOMAINS", "Dataset", "FakeSGMLDataset",
-           "WMTAdditionDataset", "IWSLTXMLDataset", "PlainTextDataset", "TSVDataset",
-           "WMTXMLDataset"]
+__all__ = [
+    "DATASETS",
+    "SUBSETS",
+    "COUNTRIES",
+    "DOMAINS",
+    "Dataset",
+    "FakeSGMLDataset",
+    "WMTAdditionDataset",
+    "IWSLTXMLDataset",
+    "PlainTextDataset",
+    "TSVDataset",
+    "WMTXMLDataset",
+]

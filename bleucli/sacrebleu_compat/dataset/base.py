@@ -36,7 +36,8 @@ class Dataset:
         self.description = testset.description
         self.citation = testset.citation
         self.langpairs: dict[str, Any] = {
-            pair: [spec.source, *spec.references] for pair, spec in testset.langpairs.items()}
+            pair: [spec.source, *spec.references] for pair, spec in testset.langpairs.items()
+        }
         from bleucli.testsets.store import set_dir
 
         folder = set_dir(testset)
@@ -92,8 +93,7 @@ class Dataset:
     def get_reference_files(self, langpair: str) -> list[str]:
         data = _test_sets().load(self.name, langpair)
         self.process_to_text(langpair)
-        return [os.path.join(self._outdir, f"{langpair}.{name}")
-                for name in data.reference_fields]
+        return [os.path.join(self._outdir, f"{langpair}.{name}") for name in data.reference_fields]
 
     def source(self, langpair: str) -> Iterator[str]:
         yield from _test_sets().load(self.name, langpair).source
@@ -115,8 +115,9 @@ def smart_open(file: str, mode: str = "rt", encoding: str = "utf-8"):
     return open(file, mode=mode, encoding=encoding, newline="\n")  # noqa: SIM115
 
 
-def download_file(source_path: str, dest_path: str, extract_to: str | None = None,
-                  expected_md5: str | None = None) -> None:
+def download_file(
+    source_path: str, dest_path: str, extract_to: str | None = None, expected_md5: str | None = None
+) -> None:
     """Fetch ``source_path`` to ``dest_path`` through bleucli's downloader (md5-checked,
     atomic, locked), then unpack it into ``extract_to`` if given."""
     from pathlib import Path

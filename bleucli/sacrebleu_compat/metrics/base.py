@@ -34,14 +34,16 @@ def warn_once(kind: str, message: str) -> None:
         sacrelogger.warning(f"{message} (said once per process)")
 
 
-def _truncated(owner: str, hypotheses: Sequence[str], references: Any,
-               problem: Exception, kind: str) -> tuple[list[str], list[list[Any]]]:
+def _truncated(
+    owner: str, hypotheses: Sequence[str], references: Any, problem: Exception, kind: str
+) -> tuple[list[str], list[list[Any]]]:
     """What ``zip(hypotheses, *references)`` gives SacreBLEU: every stream (a string
     counts as a stream of characters, hypotheses too) cut to the shortest length."""
     streams = [list(stream) for stream in references]
     length = min([len(hypotheses), *(len(stream) for stream in streams)])
-    warn_once(f"{owner}:{kind}", f"{problem}; scoring the first {length} sentence(s) as "
-                                 f"SacreBLEU does")
+    warn_once(
+        f"{owner}:{kind}", f"{problem}; scoring the first {length} sentence(s) as SacreBLEU does"
+    )
     return list(hypotheses)[:length], [stream[:length] for stream in streams]
 
 
@@ -57,8 +59,11 @@ class CompatMetric:
         try:
             check_corpus_args(owner, hypotheses, references)
         except InputError as problem:
-            if "has no reference" in str(problem) or "no hypotheses" in str(problem) \
-                    or "no reference streams" in str(problem):
+            if (
+                "has no reference" in str(problem)
+                or "no hypotheses" in str(problem)
+                or "no reference streams" in str(problem)
+            ):
                 raise
             return _truncated(owner, hypotheses, references, problem, "shape")
         except TypeError as problem:
@@ -69,16 +74,19 @@ class CompatMetric:
             return _truncated(owner, hypotheses, references, problem, "string")
         return hypotheses, references
 
-    def corpus_score(self, hypotheses: Sequence[str], references: Any,
-                     n_bootstrap: int = 1) -> Score:
+    def corpus_score(
+        self, hypotheses: Sequence[str], references: Any, n_bootstrap: int = 1
+    ) -> Score:
         hypotheses, references = self._lenient(hypotheses, references)
         return super().corpus_score(hypotheses, references, n_bootstrap)  # type: ignore[misc]
 
     def sentence_score(self, hypothesis: str, references: Any) -> Any:
         if isinstance(references, str):  # SacreBLEU takes each character as a reference
-            warn_once(f"{type(self).__name__}:sentence-str",
-                      f"{type(self).__name__}: references should be a list of strings; "
-                      f"taking each character as one, as SacreBLEU does")
+            warn_once(
+                f"{type(self).__name__}:sentence-str",
+                f"{type(self).__name__}: references should be a list of strings; "
+                f"taking each character as one, as SacreBLEU does",
+            )
             references = list(references)
         return super().sentence_score(hypothesis, references)  # type: ignore[misc]
 
@@ -94,11 +102,11 @@ class CompatMetric:
     def _preprocess_segment(self, sent: str) -> str:
         return self.preprocess(sent)  # type: ignore[attr-defined]
 
-    def _extract_corpus_statistics(self, hypotheses: Sequence[str],
-                                   references: Any) -> list[list[Any]]:
+    def _extract_corpus_statistics(
+        self, hypotheses: Sequence[str], references: Any
+    ) -> list[list[Any]]:
         hypotheses, references = self._lenient(hypotheses, references)
-        return [list(row) for row in
-                self.per_sentence_stats(hypotheses, references)]  # type: ignore[attr-defined]
+        return [list(row) for row in self.per_sentence_stats(hypotheses, references)]  # type: ignore[attr-defined]
 
     def _compute_score_from_stats(self, stats: Sequence[Any]) -> Score:
         return self.score_from_values(stats)  # type: ignore[attr-defined]
@@ -124,7 +132,6 @@ class CompatMetric:
         :meth:`_compute_segment_statistics`); each metric defines its own."""
         raise NotImplementedError
 
-    def _compute_segment_statistics(self, hypothesis: str, ref_kwargs: dict[str, Any]
-                                    ) -> list[Any]:
+    def _compute_segment_statistics(self, hypothesis: str, ref_kwargs: dict[str, Any]) -> list[Any]:
         """Statistics of a preprocessed hypothesis against SacreBLEU's reference dict."""
         raise NotImplementedError

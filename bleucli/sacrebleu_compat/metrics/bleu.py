@@ -38,8 +38,7 @@ _TOKENIZERS = {
 def _get_tokenizer(name: str) -> type:
     """The tokeniser class for ``name`` (imported on demand, as SacreBLEU does)."""
     module_name, class_name = _TOKENIZERS[name].rsplit(".", 1)
-    return getattr(import_module(f"bleucli.sacrebleu_compat.tokenizers.{module_name}"),
-                   class_name)
+    return getattr(import_module(f"bleucli.sacrebleu_compat.tokenizers.{module_name}"), class_name)
 
 
 class BLEUSignature(Signature):
@@ -74,8 +73,7 @@ class BLEU(CompatMetric, _BLEU):
                     merged[ngram] = max(merged[ngram], count)
         return {"ref_ngrams": merged, "ref_lens": ref_lens}
 
-    def _compute_segment_statistics(self, hypothesis: str, ref_kwargs: dict[str, Any]
-                                    ) -> list[Any]:
+    def _compute_segment_statistics(self, hypothesis: str, ref_kwargs: dict[str, Any]) -> list[Any]:
         """``[hyp_len, closest_ref_len, matches..., totals...]`` against SacreBLEU's
         reference dict (counts may be any numbers, e.g. mbrs's weighted aggregates)."""
         ref_ngrams = ref_kwargs["ref_ngrams"]
@@ -92,5 +90,12 @@ class BLEU(CompatMetric, _BLEU):
 from bleucli.metrics.base import Metric, Score  # noqa: E402,F401
 from bleucli.sacrebleu_compat.utils import my_log, sum_of_lists  # noqa: E402,F401
 
-__all__ = ["BLEU", "BLEUScore", "BLEUSignature", "MAX_NGRAM_ORDER", "_TOKENIZERS",
-           "_get_tokenizer", "sacrelogger"]
+__all__ = [
+    "BLEU",
+    "BLEUScore",
+    "BLEUSignature",
+    "MAX_NGRAM_ORDER",
+    "_TOKENIZERS",
+    "_get_tokenizer",
+    "sacrelogger",
+]

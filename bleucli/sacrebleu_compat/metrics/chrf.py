@@ -28,8 +28,9 @@ class CHRF(CompatMetric, _CHRF):
     @staticmethod
     def _get_match_statistics(hyp_ngrams: Counter, ref_ngrams: Counter) -> list[Any]:
         """``[hyp n-grams, ref n-grams, matches]`` of one order's counters."""
-        return match_statistics(hyp_ngrams, sum(hyp_ngrams.values()), ref_ngrams,
-                                sum(ref_ngrams.values()))
+        return match_statistics(
+            hyp_ngrams, sum(hyp_ngrams.values()), ref_ngrams, sum(ref_ngrams.values())
+        )
 
     def _compute_f_score(self, statistics: Sequence[Any]) -> float:
         return self.f_score(statistics)
@@ -39,16 +40,18 @@ class CHRF(CompatMetric, _CHRF):
         order]}`` for preprocessed references."""
         return {"ref_ngrams": [self._ngrams(ref) for ref in refs]}
 
-    def _compute_segment_statistics(self, hypothesis: str, ref_kwargs: dict[str, Any]
-                                    ) -> list[Any]:
+    def _compute_segment_statistics(self, hypothesis: str, ref_kwargs: dict[str, Any]) -> list[Any]:
         """The statistics against the reference with the best sentence chrF (the first of
         equals), from SacreBLEU's reference dict."""
         hyp_ngrams = self._ngrams(hypothesis)
         best: list[Any] = []
         best_f = -1.0
         for ref_ngrams in ref_kwargs["ref_ngrams"]:
-            stats = [value for hyp, ref in zip(hyp_ngrams, ref_ngrams)
-                     for value in self._get_match_statistics(hyp, ref)]
+            stats = [
+                value
+                for hyp, ref in zip(hyp_ngrams, ref_ngrams)
+                for value in self._get_match_statistics(hyp, ref)
+            ]
             f_score = self.f_score(stats)
             if f_score > best_f:
                 best_f, best = f_score, stats

@@ -27,10 +27,15 @@ def extract_char_ngrams(line: str, n: int, include_whitespace: bool = False) -> 
     return char_ngram_counts(line, n, include_whitespace)[n - 1] if n > 0 else Counter()
 
 
-def extract_all_char_ngrams(line: str, max_order: int,
-                            include_whitespace: bool = False) -> list[Counter]:
+def extract_all_char_ngrams(
+    line: str, max_order: int, include_whitespace: bool = False
+) -> list[Counter]:
     return char_ngram_counts(line, max_order, include_whitespace)
 
 
-__all__ = ["extract_all_word_ngrams", "extract_word_ngrams", "extract_char_ngrams",
-           "extract_all_char_ngrams"]
+__all__ = [
+    "extract_all_word_ngrams",
+    "extract_word_ngrams",
+    "extract_char_ngrams",
+    "extract_all_char_ngrams",
+]

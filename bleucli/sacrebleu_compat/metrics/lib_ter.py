@@ -20,5 +20,10 @@ from bleucli.metrics.ter_edit import (
     translation_edit_rate,
 )
 
-__all__ = ["translation_edit_rate", "_BEAM_WIDTH", "_MAX_SHIFT_CANDIDATES", "_MAX_SHIFT_DIST",
-           "_MAX_SHIFT_SIZE"]
+__all__ = [
+    "translation_edit_rate",
+    "_BEAM_WIDTH",
+    "_MAX_SHIFT_CANDIDATES",
+    "_MAX_SHIFT_DIST",
+    "_MAX_SHIFT_SIZE",
+]

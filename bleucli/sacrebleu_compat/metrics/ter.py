@@ -25,8 +25,7 @@ class TER(CompatMetric, _TER):
         references once more here, which this keeps."""
         return {"ref_words": [self.preprocess(ref).split() for ref in refs]}
 
-    def _compute_segment_statistics(self, hypothesis: str, ref_kwargs: dict[str, Any]
-                                    ) -> list[Any]:
+    def _compute_segment_statistics(self, hypothesis: str, ref_kwargs: dict[str, Any]) -> list[Any]:
         return self.sentence_stats(hypothesis, ref_kwargs["ref_words"])
 
 

@@ -15,8 +15,12 @@ from bleucli.tokenizers.spm import (
 SPM_MODELS = {key: {"url": entry["url"], "signature": key} for key, entry in _models().items()}
 SPM_MODELS["spm"] = {**SPM_MODELS["flores101"], "signature": "flores101"}
 
-_BY_KEY = {"spm": TokenizerSpm, "flores101": TokenizerFlores101,
-           "flores200": TokenizerFlores200, "spBLEU-1K": TokenizerSpBLEU1K}
+_BY_KEY = {
+    "spm": TokenizerSpm,
+    "flores101": TokenizerFlores101,
+    "flores200": TokenizerFlores200,
+    "spBLEU-1K": TokenizerSpBLEU1K,
+}
 
 
 def TokenizerSPM(key: str = "spm"):  # noqa: N802 - SacreBLEU's class name
@@ -32,5 +36,10 @@ from bleucli.sacrebleu_compat.dataset.base import SACREBLEU_DIR  # noqa: E402,F4
 from bleucli.sacrebleu_compat.utils import download_file, sacrelogger  # noqa: E402,F401
 from bleucli.tokenizers.base import Tokenizer as BaseTokenizer  # noqa: E402,F401
 
-__all__ = ["TokenizerSPM", "Flores101Tokenizer", "Flores200Tokenizer", "spBLEU1KTokenizer",
-           "SPM_MODELS"]
+__all__ = [
+    "TokenizerSPM",
+    "Flores101Tokenizer",
+    "Flores200Tokenizer",
+    "spBLEU1KTokenizer",
+    "SPM_MODELS",
+]
