@@ -6,12 +6,15 @@ C sources it was built from, so that a source checkout never runs a core older t
 sources (bleucli/native.py compares them).
 """
 
+import sys
 from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-SOURCES = ["bleucli/_native.c", "bleucli/_native_ter.c"]
+SOURCES = ["bleucli/_native.c", "bleucli/_native_ter.c", "bleucli/_native_batch.c"]
+#: Everything the core is built from, in the order bleucli/native.py hashes it.
+HASHED = [*SOURCES, "bleucli/_native.h"]
 
 
 def source_hash() -> str:
@@ -19,8 +22,12 @@ def source_hash() -> str:
     not import the package)."""
     import zlib
 
-    data = b"".join(Path(name).read_bytes() for name in SOURCES)
+    data = b"".join(Path(name).read_bytes() for name in HASHED)
     return f"{zlib.crc32(data):08x}-{len(data)}"
+
+
+#: POSIX threads for the batch engine (Windows builds run it on one thread).
+THREADS = [] if sys.platform == "win32" else ["-pthread"]
 
 
 class OptionalBuildExt(build_ext):
@@ -51,8 +58,10 @@ setup(
         Extension(
             "bleucli._native",
             SOURCES,
+            depends=["bleucli/_native.h"],
             define_macros=[("BLEUCLI_SOURCE_HASH", f'"{source_hash()}"')],
-            extra_compile_args=["-O2", "-std=c99"],
+            extra_compile_args=["-O2", "-std=c99", *THREADS],
+            extra_link_args=THREADS,
         )
     ],
     cmdclass={"build_ext": OptionalBuildExt},

@@ -18,14 +18,15 @@
  *   tokens; n-gram matches clipped by the maximum count in any one reference).
  * - ter_edits(hyp_ids, ref_ids): TER's edits including shifts (in _native_ter.c).
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_native.h"
 #include <stdint.h>
 #include <limits.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------------------ */
-/* A growable UCS4 buffer.                                                              */
+/* A growable UCS4 buffer. Everything below the Python-facing functions allocates with  */
+/* PyMem_Raw*, sets no Python error and touches no Python object but the strings the     */
+/* caller owns: the batch engine runs it on threads without the GIL.                     */
 
 typedef struct {
     Py_UCS4 *data;
@@ -38,24 +39,20 @@ static int buf_reserve(Buffer *b, Py_ssize_t extra) {
         return 0;
     Py_ssize_t cap = b->cap ? b->cap : 64;
     while (cap < b->len + extra) {
-        if (cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof(Py_UCS4)) {
-            PyErr_NoMemory();
+        if (cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof(Py_UCS4))
             return -1;
-        }
         cap *= 2;
     }
-    Py_UCS4 *data = PyMem_Realloc(b->data, (size_t)cap * sizeof(Py_UCS4));
-    if (data == NULL) {
-        PyErr_NoMemory();
+    Py_UCS4 *data = PyMem_RawRealloc(b->data, (size_t)cap * sizeof(Py_UCS4));
+    if (data == NULL)
         return -1;
-    }
     b->data = data;
     b->cap = cap;
     return 0;
 }
 
 static void buf_free(Buffer *b) {
-    PyMem_Free(b->data);
+    PyMem_RawFree(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
 }
@@ -89,17 +86,20 @@ static inline int is_zh_char(Py_UCS4 c) {
     return 0;
 }
 
-static int load(PyObject *text, Buffer *b) {
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+/* The code points of a text view into buffer b. */
+static int load(const BleucliText *t, Buffer *b) {
     b->len = 0;
-    if (buf_reserve(b, n + 2) < 0)
+    if (buf_reserve(b, t->len + 2) < 0)
         return -1;
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    for (Py_ssize_t i = 0; i < n; i++)
-        b->data[i] = PyUnicode_READ(kind, data, i);
-    b->len = n;
+    for (Py_ssize_t i = 0; i < t->len; i++)
+        b->data[i] = PyUnicode_READ(t->kind, t->data, i);
+    b->len = t->len;
     return 0;
+}
+
+static BleucliText view(PyObject *text) {
+    BleucliText t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    return t;
 }
 
 
@@ -210,17 +210,13 @@ fail:
             return 0;                                                                      \
         Py_ssize_t grown_cap = *cap ? *cap : 256;                                          \
         while (grown_cap < need) {                                                         \
-            if (grown_cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof(T)) {                  \
-                PyErr_NoMemory();                                                          \
+            if (grown_cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof(T))                    \
                 return -1;                                                                 \
-            }                                                                              \
             grown_cap *= 2;                                                                \
         }                                                                                  \
-        T *grown = PyMem_Realloc(*data, (size_t)grown_cap * sizeof(T));                    \
-        if (grown == NULL) {                                                               \
-            PyErr_NoMemory();                                                              \
+        T *grown = PyMem_RawRealloc(*data, (size_t)grown_cap * sizeof(T));                 \
+        if (grown == NULL)                                                                 \
             return -1;                                                                     \
-        }                                                                                  \
         *data = grown;                                                                     \
         *cap = grown_cap;                                                                  \
         return 0;                                                                          \
@@ -252,7 +248,7 @@ fail:
        never separates a digit from its neighbour. */                                      \
     /* zh: CJK characters are tokens too, and the line is not padded, so a '.'/',' at an \
        end is split only by the neighbour it has (rule 2 needs one before, rule 3 after) */ \
-    static PyObject *NAME##_fused(const T *in, Py_ssize_t len, T *out, int zh) {           \
+    static Py_ssize_t NAME##_fused(const T *in, Py_ssize_t len, T *out, int zh) {          \
         Py_ssize_t m = 0;                                                                  \
         int pending = 0;                                                                   \
         for (Py_ssize_t i = 0; i < len; i++) {                                             \
@@ -287,16 +283,17 @@ fail:
             }                                                                              \
             out[m++] = c;                                                                  \
         }                                                                                  \
-        return PyUnicode_FromKindAndData(KIND, out, m);                                    \
+        return m;                                                                          \
     }                                                                                      \
                                                                                            \
-    /* bufs/caps: two scratch buffers the caller owns (reused across a list's lines) */   \
-    static PyObject *NAME##_in(PyObject *text, T **bufs, Py_ssize_t *caps) {                \
-        Py_ssize_t n = PyUnicode_GET_LENGTH(text);                                         \
+    /* 13a of src[0..n) into the scratch buffers bufs/caps (two, the caller's, reused      \
+       across lines): the result's code units, *out_len of them; NULL without memory.      \
+       Needs no GIL (raw allocations, no Python object). */                                \
+    static T *NAME##_core(const T *src, Py_ssize_t n, T **bufs, Py_ssize_t *caps,          \
+                          Py_ssize_t *out_len) {                                          \
         if (n < 0) /* never: tells the compiler memcpy's size is not negative */           \
             n = 0;                                                                         \
-        const T *src = (const T *)PyUnicode_DATA(text);                                    \
-        PyObject *result = NULL;                                                           \
+        T *result = NULL;                                                                  \
         int cur = 0;                                                                       \
         Py_ssize_t len = n, m, i;                                                          \
         if (NAME##_reserve(&bufs[0], &caps[0], n + 2) < 0 ||                              \
@@ -314,7 +311,8 @@ fail:
             /* the common case: every rule in one pass over the line itself */             \
             if (NAME##_reserve(&bufs[1], &caps[1], 3 * n + 3) < 0)                         \
                 goto done;                                                                 \
-            result = NAME##_fused(src, n, bufs[1], 0);                                     \
+            *out_len = NAME##_fused(src, n, bufs[1], 0);                                   \
+            result = bufs[1];                                                              \
             goto done;                                                                     \
         }                                                                                  \
         memcpy(bufs[0], src, (size_t)n * sizeof(T));                                       \
@@ -409,10 +407,18 @@ fail:
                     out[m++] = c;                                                          \
                 }                                                                          \
             }                                                                              \
-            result = PyUnicode_FromKindAndData(KIND, out, m);                              \
+            *out_len = m;                                                                  \
+            result = out;                                                                  \
         }                                                                                  \
     done:                                                                                  \
         return result;                                                                     \
+    }                                                                                      \
+                                                                                           \
+    static PyObject *NAME##_in(PyObject *text, T **bufs, Py_ssize_t *caps) {                \
+        Py_ssize_t m = 0;                                                                  \
+        T *out = NAME##_core((const T *)PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text),  \
+                             bufs, caps, &m);                                              \
+        return out ? PyUnicode_FromKindAndData(KIND, out, m) : PyErr_NoMemory();           \
     }                                                                                      \
                                                                                            \
     /* zh in one pass, or None when two of '.' and ',' are adjacent (Python then runs    \
@@ -430,9 +436,10 @@ fail:
         T *out = NULL;                                                                     \
         Py_ssize_t cap = 0;                                                                \
         if (NAME##_reserve(&out, &cap, 3 * (n - start) + 3) < 0)                           \
-            return NULL;                                                                   \
-        PyObject *result = NAME##_fused(src + start, n - start, out, 1);                   \
-        PyMem_Free(out);                                                                   \
+            return PyErr_NoMemory();                                                       \
+        Py_ssize_t m = NAME##_fused(src + start, n - start, out, 1);                       \
+        PyObject *result = PyUnicode_FromKindAndData(KIND, out, m);                        \
+        PyMem_RawFree(out);                                                                \
         return result;                                                                     \
     }                                                                                      \
                                                                                            \
@@ -440,8 +447,8 @@ fail:
         T *bufs[2] = {NULL, NULL};                                                         \
         Py_ssize_t caps[2] = {0, 0};                                                       \
         PyObject *result = NAME##_in(text, bufs, caps);                                    \
-        PyMem_Free(bufs[0]);                                                               \
-        PyMem_Free(bufs[1]);                                                               \
+        PyMem_RawFree(bufs[0]);                                                            \
+        PyMem_RawFree(bufs[1]);                                                            \
         return result;                                                                     \
     }
 
@@ -483,12 +490,20 @@ static PyObject *tokenize_13a(PyObject *self, PyObject *arg) {
 /* Python object the work reads is owned by the call (tuples copied at entry), so Python */
 /* code that a garbage collection runs meanwhile cannot change or free it.               */
 
+/* One n-gram of the table of one order: what identifies it, and its counts. */
+typedef struct {
+    uint64_t hash;
+    const Py_ssize_t *start;  /* its first token id */
+    Py_ssize_t ref_max, ref_cur, hyp_count;
+    Py_ssize_t ref_stamp;     /* which reference last touched ref_cur */
+} GramEntry;
+
 typedef struct {
     Py_ssize_t start, len; /* a token: a slice of the sentence's UCS4 buffer */
     Py_ssize_t buffer;     /* which buffer (0: hypothesis, k: reference k) */
 } Token;
 
-typedef struct {
+struct Workspace {
     /* token interning */
     uint64_t *tok_slots;   /* generation << 32 | (id + 1); another generation = empty */
     uint32_t tok_gen;
@@ -502,10 +517,7 @@ typedef struct {
     uint32_t gram_gen;
     Py_ssize_t gram_cap;    /* active size (a power of two) */
     Py_ssize_t gram_alloc;  /* allocated size */
-    const Py_ssize_t **gram_start; /* the n-gram's first token id */
-    uint64_t *gram_hash;
-    Py_ssize_t *ref_max, *ref_cur, *hyp_count;
-    Py_ssize_t *ref_stamp;  /* which reference last touched ref_cur */
+    GramEntry *grams;
     Py_ssize_t n_grams, grams_cap;
     Buffer *buffers;
     Py_ssize_t n_buffers;
@@ -513,29 +525,46 @@ typedef struct {
     Py_ssize_t scratch_cap;
     uint64_t *hashes;       /* per token position: the hash of the n-gram starting there */
     Py_ssize_t hashes_cap;
+    /* per token position: whether its n-gram of the current order occurs on the other side
+       (an n-gram can only match if both its (n - 1)-grams do), and a reference position's
+       entry */
+    unsigned char *alive;
+    GramEntry **entry_at;
+    Py_ssize_t *bounds, bounds_cap; /* words of one text: (start, length) pairs */
     Py_ssize_t *ref_len, *ref_at; /* per reference: token count and first id's offset */
     Py_ssize_t refs_cap;
-} Workspace;
+    Py_UCS4 *tok13a[2];     /* the 13a tokeniser's scratch */
+    Py_ssize_t tok13a_cap[2];
+};
 
 static void ws_free(Workspace *w) {
-    PyMem_Free(w->tok_slots);
-    PyMem_Free(w->tokens);
-    PyMem_Free(w->tok_hash);
-    PyMem_Free(w->gram_slots);
-    PyMem_Free((void *)w->gram_start);
-    PyMem_Free(w->gram_hash);
-    PyMem_Free(w->ref_max);
-    PyMem_Free(w->ref_cur);
-    PyMem_Free(w->hyp_count);
-    PyMem_Free(w->ref_stamp);
-    PyMem_Free(w->scratch);
-    PyMem_Free(w->hashes);
-    PyMem_Free(w->ref_len);
-    PyMem_Free(w->ref_at);
+    PyMem_RawFree(w->tok_slots);
+    PyMem_RawFree(w->tokens);
+    PyMem_RawFree(w->tok_hash);
+    PyMem_RawFree(w->gram_slots);
+    PyMem_RawFree(w->grams);
+    PyMem_RawFree(w->scratch);
+    PyMem_RawFree(w->hashes);
+    PyMem_RawFree(w->alive);
+    PyMem_RawFree(w->entry_at);
+    PyMem_RawFree(w->bounds);
+    PyMem_RawFree(w->ref_len);
+    PyMem_RawFree(w->ref_at);
+    PyMem_RawFree(w->tok13a[0]);
+    PyMem_RawFree(w->tok13a[1]);
     for (Py_ssize_t i = 0; i < w->n_buffers; i++)
         buf_free(&w->buffers[i]);
-    PyMem_Free(w->buffers);
+    PyMem_RawFree(w->buffers);
     memset(w, 0, sizeof(*w));
+}
+
+Workspace *bleucli_workspace_new(void) { return PyMem_RawCalloc(1, sizeof(Workspace)); }
+
+void bleucli_workspace_free(Workspace *w) {
+    if (w != NULL) {
+        ws_free(w);
+        PyMem_RawFree(w);
+    }
 }
 
 static Py_ssize_t pow2_at_least(Py_ssize_t n) {
@@ -547,15 +576,11 @@ static Py_ssize_t pow2_at_least(Py_ssize_t n) {
 
 #define GROW(ptr, type, count)                                                   \
     do {                                                                         \
-        if ((size_t)(count) > PY_SSIZE_T_MAX / sizeof(type)) {                   \
-            PyErr_NoMemory();                                                    \
+        if ((size_t)(count) > PY_SSIZE_T_MAX / sizeof(type))                     \
             return -1;                                                           \
-        }                                                                        \
-        type *grown_ = PyMem_Realloc((void *)(ptr), (size_t)(count) * sizeof(type)); \
-        if (grown_ == NULL) {                                                    \
-            PyErr_NoMemory();                                                    \
+        type *grown_ = PyMem_RawRealloc((void *)(ptr), (size_t)(count) * sizeof(type)); \
+        if (grown_ == NULL)                                                      \
             return -1;                                                           \
-        }                                                                        \
         (ptr) = grown_;                                                          \
     } while (0)
 
@@ -573,12 +598,7 @@ static int ws_reset_grams(Workspace *w, Py_ssize_t n_grams) {
         w->gram_gen = 1;
     }
     if (n_grams > w->grams_cap) {
-        GROW(w->gram_start, const Py_ssize_t *, n_grams);
-        GROW(w->gram_hash, uint64_t, n_grams);
-        GROW(w->ref_max, Py_ssize_t, n_grams);
-        GROW(w->ref_cur, Py_ssize_t, n_grams);
-        GROW(w->hyp_count, Py_ssize_t, n_grams);
-        GROW(w->ref_stamp, Py_ssize_t, n_grams);
+        GROW(w->grams, GramEntry, n_grams);
         w->grams_cap = n_grams;
     }
     w->n_grams = 0;
@@ -628,9 +648,18 @@ static int ws_scratch(Workspace *w, Py_ssize_t n) {
     }
     if (n > w->hashes_cap) {
         GROW(w->hashes, uint64_t, n);
+        GROW(w->alive, unsigned char, n);
+        GROW(w->entry_at, GramEntry *, n);
         w->hashes_cap = n;
     }
     return 0;
+}
+
+/* Can the n-gram of `order` at position i match? Unigrams always can; a longer one only if
+   the (order - 1)-grams at i and i + 1 occur on the other side (alive from the last
+   order). */
+static inline int can_match(const unsigned char *alive, Py_ssize_t i, Py_ssize_t order) {
+    return order == 1 || (alive[i] && alive[i + 1]);
 }
 
 static inline uint64_t mix(uint64_t h, uint64_t v) {
@@ -680,25 +709,56 @@ static Py_ssize_t intern_token(Workspace *w, Py_ssize_t buffer, Py_ssize_t start
 
 /* The entry of the n-gram ids[0..order) (of the order the table holds) with hash `h`,
    adding it if new. */
-static Py_ssize_t gram_entry(Workspace *w, const Py_ssize_t *ids, Py_ssize_t order, uint64_t h) {
+static inline int same_ids(const Py_ssize_t *a, const Py_ssize_t *b, Py_ssize_t order) {
+    for (Py_ssize_t k = 0; k < order; k++)
+        if (a[k] != b[k])
+            return 0;
+    return 1;
+}
+
+/* The slot of the n-gram ids[0..order) with hash h: where it is (*found) or would go. */
+static inline Py_ssize_t gram_slot(const Workspace *w, const Py_ssize_t *ids, Py_ssize_t order,
+                                   uint64_t h, int *found) {
     Py_ssize_t mask = w->gram_cap - 1, slot = (Py_ssize_t)(spread(h) & (uint64_t)mask);
     for (;;) {
         uint64_t stored = w->gram_slots[slot];
-        if ((uint32_t)(stored >> 32) != w->gram_gen)
-            break;
-        Py_ssize_t e = (Py_ssize_t)(stored & 0xffffffffu) - 1;
-        if (w->gram_hash[e] == h &&
-            memcmp(w->gram_start[e], ids, (size_t)order * sizeof(Py_ssize_t)) == 0)
-            return e;
+        if ((uint32_t)(stored >> 32) != w->gram_gen) {
+            *found = 0;
+            return slot;
+        }
+        const GramEntry *g = &w->grams[(stored & 0xffffffffu) - 1];
+        if (g->hash == h && same_ids(g->start, ids, order)) {
+            *found = 1;
+            return slot;
+        }
         slot = (slot + 1) & mask;
     }
+}
+
+/* The entry of the n-gram ids[0..order) (of the order the table holds) with hash h,
+   added if new. */
+static GramEntry *gram_entry(Workspace *w, const Py_ssize_t *ids, Py_ssize_t order, uint64_t h) {
+    int found;
+    Py_ssize_t slot = gram_slot(w, ids, order, h, &found);
+    if (found)
+        return &w->grams[(w->gram_slots[slot] & 0xffffffffu) - 1];
     Py_ssize_t e = w->n_grams++;
-    w->gram_start[e] = ids;
-    w->gram_hash[e] = h;
-    w->ref_max[e] = w->ref_cur[e] = w->hyp_count[e] = 0;
-    w->ref_stamp[e] = -1;
+    GramEntry *g = &w->grams[e];
+    g->hash = h;
+    g->start = ids;
+    g->ref_max = g->ref_cur = g->hyp_count = 0;
+    g->ref_stamp = -1;
     w->gram_slots[slot] = ((uint64_t)w->gram_gen << 32) | (uint64_t)(e + 1);
-    return e;
+    return g;
+}
+
+/* The entry of the n-gram, or NULL when the table does not hold it (a hypothesis' n-gram
+   that no reference has cannot match: it needs no entry). */
+static inline GramEntry *gram_find(const Workspace *w, const Py_ssize_t *ids, Py_ssize_t order,
+                                   uint64_t h) {
+    int found;
+    Py_ssize_t slot = gram_slot(w, ids, order, h, &found);
+    return found ? &w->grams[(w->gram_slots[slot] & 0xffffffffu) - 1] : NULL;
 }
 
 /* Extend the hashes of the n-grams of order - 1 starting at each position of ids[0..n) to
@@ -719,9 +779,17 @@ static inline int is_chrf_punct(Py_UCS4 c) {
 /* Split buffer `which` into token ids (str.split() whitespace); returns the count. With
    `chrf_words`, chrF++'s words: one punctuation mark split off the end (else the start) of
    words longer than one character. */
-static Py_ssize_t split_ids(Workspace *w, Py_ssize_t which, Py_ssize_t *out, int chrf_words) {
-    const Buffer *b = &w->buffers[which];
+/* The words of b as (start, length) pairs in bounds (str.split() whitespace; with
+   `chrf_words`, chrF++'s words: one punctuation mark split off the end, else the start,
+   of words longer than one character); returns the count (at most b->len). */
+static Py_ssize_t split_bounds(const Buffer *b, int chrf_words, Py_ssize_t *bounds) {
     Py_ssize_t n = 0, i = 0;
+#define WORD(start_, len_)           \
+    do {                             \
+        bounds[2 * n] = (start_);    \
+        bounds[2 * n + 1] = (len_);  \
+        n++;                         \
+    } while (0)
     while (i < b->len) {
         while (i < b->len && Py_UNICODE_ISSPACE(b->data[i]))
             i++;
@@ -732,42 +800,80 @@ static Py_ssize_t split_ids(Workspace *w, Py_ssize_t which, Py_ssize_t *out, int
             i++;
         Py_ssize_t len = i - start;
         if (!chrf_words || len == 1) {
-            out[n++] = intern_token(w, which, start, len);
+            WORD(start, len);
         } else if (is_chrf_punct(b->data[i - 1])) {
-            out[n++] = intern_token(w, which, start, len - 1);
-            out[n++] = intern_token(w, which, i - 1, 1);
+            WORD(start, len - 1);
+            WORD(i - 1, 1);
         } else if (is_chrf_punct(b->data[start])) {
-            out[n++] = intern_token(w, which, start, 1);
-            out[n++] = intern_token(w, which, start + 1, len - 1);
+            WORD(start, 1);
+            WORD(start + 1, len - 1);
         } else {
-            out[n++] = intern_token(w, which, start, len);
+            WORD(start, len);
         }
     }
+#undef WORD
     return n;
 }
 
-static int set_int(PyObject *row, Py_ssize_t i, Py_ssize_t value) {
-    PyObject *v = PyLong_FromSsize_t(value);
-    if (v == NULL)
-        return -1;
-    PyList_SET_ITEM(row, i, v);
+/* Split buffer `which` into token ids (split_bounds' words); returns the count. */
+static Py_ssize_t split_ids(Workspace *w, Py_ssize_t which, Py_ssize_t *out, int chrf_words) {
+    Py_ssize_t *bounds = w->bounds;
+    Py_ssize_t n = split_bounds(&w->buffers[which], chrf_words, bounds);
+    for (Py_ssize_t k = 0; k < n; k++)
+        out[k] = intern_token(w, which, bounds[2 * k], bounds[2 * k + 1]);
+    return n;
+}
+
+/* Load text k of a sentence (0: the hypothesis, k: reference k) into buffer k; with
+   tok13a, right-stripped and 13a-tokenised as BLEU preprocesses (the compiled 13a). */
+static int reserve_bounds(Workspace *w, Py_ssize_t len) {
+    if (2 * len + 2 > w->bounds_cap) {
+        GROW(w->bounds, Py_ssize_t, 2 * len + 2);
+        w->bounds_cap = 2 * len + 2;
+    }
     return 0;
 }
 
-/* BLEU statistics of one hypothesis against refs[0..n_refs) (str the caller owns). */
-static PyObject *sentence_row(Workspace *w, PyObject *hyp, PyObject *const *refs,
-                              Py_ssize_t n_refs, Py_ssize_t max_order) {
+static int load_text(Workspace *w, Py_ssize_t k, const BleucliText *t, int tok13a) {
+    Buffer *b = &w->buffers[k];
+    if (load(t, b) < 0)
+        return -1;
+    if (!tok13a)
+        return reserve_bounds(w, b->len);
+    Py_ssize_t n = b->len, m = 0;
+    while (n > 0 && Py_UNICODE_ISSPACE(b->data[n - 1]))
+        n--;
+    Py_UCS4 *out = tokenize_13a_ucs4_core(b->data, n, w->tok13a, w->tok13a_cap, &m);
+    if (out == NULL || buf_reserve(b, m + 2 - b->len) < 0)
+        return -1;
+    memcpy(b->data, out, (size_t)m * sizeof(Py_UCS4));
+    b->len = m;
+    return reserve_bounds(w, m);
+}
+
+int bleucli_tokens(Workspace *w, const BleucliText *t, int tok13a, int chrf_words,
+                   const Py_UCS4 **text, const Py_ssize_t **bounds, Py_ssize_t *n) {
+    if (ws_prepare(w, 0, 0) < 0 || load_text(w, 0, t, tok13a) < 0)
+        return -1;
+    *text = w->buffers[0].data;
+    *bounds = w->bounds;
+    *n = split_bounds(&w->buffers[0], chrf_words, w->bounds);
+    return 0;
+}
+
+int bleucli_bleu_row(Workspace *w, const BleucliText *hyp, const BleucliText *refs,
+                     Py_ssize_t n_refs, Py_ssize_t max_order, int tok13a, Py_ssize_t *row) {
     /* load every text; a text of L characters has at most (L + 1) / 2 tokens */
     if (ws_prepare(w, 0, n_refs) < 0)
-        return NULL;
+        return -1;
     Py_ssize_t total_tokens = 0;
     for (Py_ssize_t k = 0; k <= n_refs; k++) {
-        if (load(k == 0 ? hyp : refs[k - 1], &w->buffers[k]) < 0)
-            return NULL;
+        if (load_text(w, k, k == 0 ? hyp : &refs[k - 1], tok13a) < 0)
+            return -1;
         total_tokens += (w->buffers[k].len + 1) / 2;
     }
     if (ws_prepare(w, total_tokens + 1, n_refs) < 0 || ws_scratch(w, total_tokens + 1) < 0)
-        return NULL;
+        return -1;
     /* token ids: the references', then the hypothesis' */
     Py_ssize_t *ids = w->scratch, offset = 0, *ref_len = w->ref_len, *ref_at = w->ref_at;
     for (Py_ssize_t k = 1; k <= n_refs; k++) {
@@ -786,12 +892,11 @@ static PyObject *sentence_row(Workspace *w, PyObject *hyp, PyObject *const *refs
             best_diff = diff;
         }
     }
-    PyObject *row = PyList_New(2 + 2 * max_order);
-    if (row == NULL)
-        return NULL;
-    if (set_int(row, 0, hyp_len) < 0 || set_int(row, 1, best) < 0)
-        goto fail;
+    row[0] = hyp_len;
+    row[1] = best;
     memset(w->hashes, 0, (size_t)offset * sizeof(uint64_t));
+    unsigned char *alive = w->alive;
+    GramEntry **entry_at = w->entry_at;
     for (Py_ssize_t order = 1; order <= max_order; order++) {
         Py_ssize_t correct = 0, total = hyp_len >= order ? hyp_len - order + 1 : 0;
         if (total > 0) { /* else nothing to match (later orders have no n-grams either) */
@@ -799,36 +904,79 @@ static PyObject *sentence_row(Workspace *w, PyObject *hyp, PyObject *const *refs
             for (Py_ssize_t k = 0; k < n_refs; k++)
                 count += ref_len[k] >= order ? ref_len[k] - order + 1 : 0;
             if (ws_reset_grams(w, count + total) < 0)
-                goto fail;
+                return -1;
             /* references: maximum count of every n-gram over the references */
             for (Py_ssize_t k = 0; k < n_refs; k++) {
                 const Py_ssize_t *r = ids + ref_at[k];
                 Py_ssize_t grams = roll(w->hashes + ref_at[k], r, ref_len[k], order);
                 for (Py_ssize_t i = 0; i < grams; i++) {
-                    Py_ssize_t e = gram_entry(w, r + i, order, w->hashes[ref_at[k] + i]);
-                    if (w->ref_stamp[e] != k) {
-                        w->ref_stamp[e] = k;
-                        w->ref_cur[e] = 0;
+                    Py_ssize_t at = ref_at[k] + i;
+                    if (!can_match(alive + ref_at[k], i, order)) {
+                        entry_at[at] = NULL;
+                        continue;
                     }
-                    if (++w->ref_cur[e] > w->ref_max[e])
-                        w->ref_max[e] = w->ref_cur[e];
+                    GramEntry *g = entry_at[at] = gram_entry(w, r + i, order, w->hashes[at]);
+                    if (g->ref_stamp != k) {
+                        g->ref_stamp = k;
+                        g->ref_cur = 0;
+                    }
+                    if (++g->ref_cur > g->ref_max)
+                        g->ref_max = g->ref_cur;
                 }
             }
             const Py_ssize_t *h = ids + hyp_at;
             roll(w->hashes + hyp_at, h, hyp_len, order);
             for (Py_ssize_t i = 0; i < total; i++) {
-                Py_ssize_t e = gram_entry(w, h + i, order, w->hashes[hyp_at + i]);
-                if (++w->hyp_count[e] <= w->ref_max[e])
+                GramEntry *g = can_match(alive + hyp_at, i, order)
+                                   ? gram_find(w, h + i, order, w->hashes[hyp_at + i]) : NULL;
+                alive[hyp_at + i] = g != NULL;
+                if (g != NULL && ++g->hyp_count <= g->ref_max)
                     correct++;
             }
+            for (Py_ssize_t k = 0; k < n_refs; k++) { /* which reference n-grams occur */
+                Py_ssize_t grams = ref_len[k] >= order ? ref_len[k] - order + 1 : 0;
+                for (Py_ssize_t i = 0; i < grams; i++) {
+                    GramEntry *g = entry_at[ref_at[k] + i];
+                    alive[ref_at[k] + i] = g != NULL && g->hyp_count > 0;
+                }
+            }
         }
-        if (set_int(row, 1 + order, correct) < 0 || set_int(row, 1 + max_order + order, total) < 0)
-            goto fail;
+        row[1 + order] = correct;
+        row[1 + max_order + order] = total;
     }
-    return row;
-fail:
-    Py_DECREF(row);
-    return NULL;
+    return 0;
+}
+
+/* row[0..n) as a list of ints (NULL with the error set). */
+static PyObject *int_list(const Py_ssize_t *row, Py_ssize_t n) {
+    PyObject *list = PyList_New(n);
+    if (list == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = PyLong_FromSsize_t(row[i]);
+        if (v == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, v);
+    }
+    return list;
+}
+
+/* The views of the texts of job i of a corpus (hypothesis, then its references). */
+static int corpus_views(const Corpus *c, Py_ssize_t i, BleucliText **views, Py_ssize_t *cap) {
+    Py_ssize_t n = c->ref_at[i + 1] - c->ref_at[i] + 1;
+    if (n > *cap) {
+        BleucliText *grown = PyMem_RawRealloc(*views, (size_t)n * sizeof(BleucliText));
+        if (grown == NULL)
+            return -1;
+        *views = grown;
+        *cap = n;
+    }
+    (*views)[0] = view(c->hyps.items[i]);
+    for (Py_ssize_t k = 1; k < n; k++)
+        (*views)[k] = view(c->refs.items[c->ref_at[i] + k - 1]);
+    return 0;
 }
 
 /* The n-gram orders a statistics function accepts (the metrics check the same range). */
@@ -849,20 +997,31 @@ static PyObject *bleu_stats(PyObject *self, PyObject *args) {
     if (own_corpus(hyp_list, ref_list, &c, "bleu_stats") < 0)
         return NULL;
     PyObject *rows = PyList_New(c.hyps.n);
-    if (rows != NULL) {
-        Workspace w;
-        memset(&w, 0, sizeof(w));
-        for (Py_ssize_t i = 0; i < c.hyps.n; i++) {
-            PyObject *row = sentence_row(&w, c.hyps.items[i], c.refs.items + c.ref_at[i],
-                                         c.ref_at[i + 1] - c.ref_at[i], max_order);
-            if (row == NULL) {
-                Py_CLEAR(rows);
-                break;
-            }
-            PyList_SET_ITEM(rows, i, row);
-        }
-        ws_free(&w);
+    Workspace *w = bleucli_workspace_new();
+    Py_ssize_t *row = PyMem_RawMalloc((size_t)(2 + 2 * max_order) * sizeof(Py_ssize_t));
+    BleucliText *views = NULL;
+    Py_ssize_t views_cap = 0;
+    if (rows != NULL && (w == NULL || row == NULL)) {
+        PyErr_NoMemory();
+        Py_CLEAR(rows);
     }
+    for (Py_ssize_t i = 0; rows != NULL && i < c.hyps.n; i++) {
+        PyObject *list = NULL;
+        if (corpus_views(&c, i, &views, &views_cap) < 0 ||
+            bleucli_bleu_row(w, &views[0], views + 1, c.ref_at[i + 1] - c.ref_at[i], max_order,
+                             0, row) < 0)
+            PyErr_NoMemory();
+        else
+            list = int_list(row, 2 + 2 * max_order);
+        if (list == NULL) {
+            Py_CLEAR(rows);
+            break;
+        }
+        PyList_SET_ITEM(rows, i, list);
+    }
+    PyMem_RawFree(views);
+    PyMem_RawFree(row);
+    bleucli_workspace_free(w);
     corpus_release(&c);
     return rows;
 }
@@ -882,20 +1041,21 @@ static Py_ssize_t chrf_char_ids(const Buffer *b, int whitespace, Py_ssize_t *out
 
 
 /* [hyp, ref, match] per order (characters, then words) of one hypothesis against one
-   reference, one order at a time; the hypothesis count is reported as 0 where the
+   reference into row, one order at a time; the hypothesis count is reported as 0 where the
    reference has no n-gram of that order, as SacreBLEU does. seqs/lens: hypothesis chars,
    reference chars, hypothesis words, reference words; hashes: room for all of them. */
-static PyObject *chrf_pair(Workspace *w, Py_ssize_t *const seqs[4], const Py_ssize_t lens[4],
-                           uint64_t *const hashes[4], Py_ssize_t char_order,
-                           Py_ssize_t word_order) {
-    PyObject *row = PyList_New(3 * (char_order + word_order));
-    if (row == NULL)
-        return NULL;
+static int chrf_pair(Workspace *w, Py_ssize_t *const seqs[4], const Py_ssize_t lens[4],
+                     uint64_t *const hashes[4], Py_ssize_t char_order, Py_ssize_t word_order,
+                     Py_ssize_t *row) {
     for (int kind = 0; kind < 2; kind++) { /* characters, then words */
         Py_ssize_t orders = kind ? word_order : char_order;
         const Py_ssize_t *hyp = seqs[2 * kind], *ref = seqs[2 * kind + 1];
         Py_ssize_t hyp_len = lens[2 * kind], ref_len = lens[2 * kind + 1];
         uint64_t *hyp_hash = hashes[2 * kind], *ref_hash = hashes[2 * kind + 1];
+        /* the alive flags and entries live beside the hashes (same offsets) */
+        unsigned char *hyp_alive = w->alive + (hyp_hash - w->hashes);
+        unsigned char *ref_alive = w->alive + (ref_hash - w->hashes);
+        GramEntry **ref_entry = w->entry_at + (ref_hash - w->hashes);
         memset(hyp_hash, 0, (size_t)hyp_len * sizeof(uint64_t));
         memset(ref_hash, 0, (size_t)ref_len * sizeof(uint64_t));
         for (Py_ssize_t n = 1; n <= orders; n++) {
@@ -903,44 +1063,55 @@ static PyObject *chrf_pair(Workspace *w, Py_ssize_t *const seqs[4], const Py_ssi
             Py_ssize_t hyp_total = hyp_len >= n ? hyp_len - n + 1 : 0, matches = 0;
             if (ref_total > 0 && hyp_total > 0) {
                 if (ws_reset_grams(w, ref_total + hyp_total) < 0)
-                    goto fail;
+                    return -1;
                 roll(ref_hash, ref, ref_len, n);
-                for (Py_ssize_t i = 0; i < ref_total; i++)
-                    w->ref_max[gram_entry(w, ref + i, n, ref_hash[i])]++;
+                for (Py_ssize_t i = 0; i < ref_total; i++) {
+                    GramEntry *g = can_match(ref_alive, i, n)
+                                       ? gram_entry(w, ref + i, n, ref_hash[i]) : NULL;
+                    ref_entry[i] = g;
+                    if (g != NULL)
+                        g->ref_max++;
+                }
                 roll(hyp_hash, hyp, hyp_len, n);
                 for (Py_ssize_t i = 0; i < hyp_total; i++) {
-                    Py_ssize_t e = gram_entry(w, hyp + i, n, hyp_hash[i]);
-                    if (++w->hyp_count[e] <= w->ref_max[e])
+                    GramEntry *g = can_match(hyp_alive, i, n)
+                                       ? gram_find(w, hyp + i, n, hyp_hash[i]) : NULL;
+                    hyp_alive[i] = g != NULL;
+                    if (g != NULL && ++g->hyp_count <= g->ref_max)
                         matches++;
                 }
+                for (Py_ssize_t i = 0; i < ref_total; i++)
+                    ref_alive[i] = ref_entry[i] != NULL && ref_entry[i]->hyp_count > 0;
+            } else {
+                /* no n-gram of this order on one side: none of a longer order either */
+                roll(ref_hash, ref, ref_len, n);
+                roll(hyp_hash, hyp, hyp_len, n);
+                memset(hyp_alive, 0, (size_t)hyp_len);
+                memset(ref_alive, 0, (size_t)ref_len);
             }
             Py_ssize_t k = (kind ? char_order : 0) + n - 1;
-            if (set_int(row, 3 * k, ref_total ? hyp_total : 0) < 0 ||
-                set_int(row, 3 * k + 1, ref_total) < 0 || set_int(row, 3 * k + 2, matches) < 0)
-                goto fail;
+            row[3 * k] = ref_total ? hyp_total : 0;
+            row[3 * k + 1] = ref_total;
+            row[3 * k + 2] = matches;
         }
     }
-    return row;
-fail:
-    Py_DECREF(row);
-    return NULL;
+    return 0;
 }
 
-/* Per reference refs[0..n_refs) of one sentence (str the caller owns): chrF statistics. */
-static PyObject *chrf_sentence(Workspace *w, PyObject *hyp, PyObject *const *refs,
-                               Py_ssize_t n_refs, Py_ssize_t char_order, Py_ssize_t word_order,
-                               int whitespace) {
+int bleucli_chrf_rows(Workspace *w, const BleucliText *hyp, const BleucliText *refs,
+                      Py_ssize_t n_refs, Py_ssize_t char_order, Py_ssize_t word_order,
+                      int whitespace, Py_ssize_t *rows) {
     if (ws_prepare(w, 0, n_refs) < 0)
-        return NULL;
+        return -1;
     Py_ssize_t chars = 0;
     for (Py_ssize_t k = 0; k <= n_refs; k++) {
-        if (load(k == 0 ? hyp : refs[k - 1], &w->buffers[k]) < 0)
-            return NULL;
+        if (load_text(w, k, k == 0 ? hyp : &refs[k - 1], 0) < 0)
+            return -1;
         chars += w->buffers[k].len;
     }
     /* ids: chars and words of every text (words at most twice the characters) */
     if (ws_scratch(w, 3 * chars + 8) < 0 || ws_prepare(w, 2 * chars + 1, n_refs) < 0)
-        return NULL;
+        return -1;
     Py_ssize_t *ids = w->scratch;
     uint64_t *hashes = w->hashes;
     Py_ssize_t offset = 0;
@@ -950,9 +1121,7 @@ static PyObject *chrf_sentence(Workspace *w, PyObject *hyp, PyObject *const *ref
     Py_ssize_t *hyp_words = ids + offset;
     Py_ssize_t hyp_nwords = word_order ? split_ids(w, 0, hyp_words, 1) : 0;
     offset += hyp_nwords;
-    PyObject *per_ref = PyList_New(n_refs);
-    if (per_ref == NULL)
-        return NULL;
+    Py_ssize_t width = 3 * (char_order + word_order);
     for (Py_ssize_t k = 1; k <= n_refs; k++) {
         Py_ssize_t *ref_chars = ids + offset;
         Py_ssize_t ref_nchars = chrf_char_ids(&w->buffers[k], whitespace, ref_chars);
@@ -962,14 +1131,32 @@ static PyObject *chrf_sentence(Workspace *w, PyObject *hyp, PyObject *const *ref
         const Py_ssize_t lens[4] = {hyp_nchars, ref_nchars, hyp_nwords, ref_nwords};
         uint64_t *const seq_hashes[4] = {hashes + (hyp_chars - ids), hashes + (ref_chars - ids),
                                          hashes + (hyp_words - ids), hashes + (ref_words - ids)};
-        PyObject *row = chrf_pair(w, seqs, lens, seq_hashes, char_order, word_order);
-        if (row == NULL) {
-            Py_DECREF(per_ref);
-            return NULL;
-        }
-        PyList_SET_ITEM(per_ref, k - 1, row);
+        if (chrf_pair(w, seqs, lens, seq_hashes, char_order, word_order,
+                      rows + (k - 1) * width) < 0)
+            return -1;
     }
-    return per_ref;
+    return 0;
+}
+
+int bleucli_word_ids(Workspace *w, const BleucliText *texts, Py_ssize_t n, int tok13a,
+                     int chrf_words, const Py_ssize_t **ids, Py_ssize_t *lens) {
+    if (ws_prepare(w, 0, n) < 0)
+        return -1;
+    Py_ssize_t total = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (load_text(w, k, &texts[k], tok13a) < 0)
+            return -1;
+        total += w->buffers[k].len + 1; /* chrF's words: at most one per character */
+    }
+    if (ws_prepare(w, total + 1, n) < 0 || ws_scratch(w, total + 1) < 0)
+        return -1;
+    Py_ssize_t offset = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        lens[k] = split_ids(w, k, w->scratch + offset, chrf_words);
+        ids[k] = w->scratch + offset;
+        offset += lens[k];
+    }
+    return 0;
 }
 
 static PyObject *chrf_stats(PyObject *self, PyObject *args) {
@@ -988,22 +1175,45 @@ static PyObject *chrf_stats(PyObject *self, PyObject *args) {
     Corpus c;
     if (own_corpus(hyp_list, ref_list, &c, "chrf_stats") < 0)
         return NULL;
+    Py_ssize_t width = 3 * (char_order + word_order), most = 1;
+    for (Py_ssize_t i = 0; i < c.hyps.n; i++)
+        if (c.ref_at[i + 1] - c.ref_at[i] > most)
+            most = c.ref_at[i + 1] - c.ref_at[i];
     PyObject *out = PyList_New(c.hyps.n);
-    if (out != NULL) {
-        Workspace w;
-        memset(&w, 0, sizeof(w));
-        for (Py_ssize_t i = 0; i < c.hyps.n; i++) {
-            PyObject *per_ref = chrf_sentence(&w, c.hyps.items[i], c.refs.items + c.ref_at[i],
-                                              c.ref_at[i + 1] - c.ref_at[i], char_order,
-                                              word_order, whitespace);
-            if (per_ref == NULL) {
-                Py_CLEAR(out);
-                break;
-            }
-            PyList_SET_ITEM(out, i, per_ref);
-        }
-        ws_free(&w);
+    Workspace *w = bleucli_workspace_new();
+    Py_ssize_t *rows = PyMem_RawMalloc((size_t)(most * width) * sizeof(Py_ssize_t));
+    BleucliText *views = NULL;
+    Py_ssize_t views_cap = 0;
+    if (out != NULL && (w == NULL || rows == NULL)) {
+        PyErr_NoMemory();
+        Py_CLEAR(out);
     }
+    for (Py_ssize_t i = 0; out != NULL && i < c.hyps.n; i++) {
+        Py_ssize_t n_refs = c.ref_at[i + 1] - c.ref_at[i];
+        if (corpus_views(&c, i, &views, &views_cap) < 0 ||
+            bleucli_chrf_rows(w, &views[0], views + 1, n_refs, char_order, word_order,
+                              whitespace, rows) < 0) {
+            PyErr_NoMemory();
+            Py_CLEAR(out);
+            break;
+        }
+        PyObject *per_ref = PyList_New(n_refs);
+        for (Py_ssize_t k = 0; per_ref != NULL && k < n_refs; k++) {
+            PyObject *row = int_list(rows + k * width, width);
+            if (row == NULL)
+                Py_CLEAR(per_ref);
+            else
+                PyList_SET_ITEM(per_ref, k, row);
+        }
+        if (per_ref == NULL) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, i, per_ref);
+    }
+    PyMem_RawFree(views);
+    PyMem_RawFree(rows);
+    bleucli_workspace_free(w);
     corpus_release(&c);
     return out;
 }
@@ -1045,9 +1255,9 @@ static PyObject *tokenize_13a_many(PyObject *self, PyObject *arg) {
         }
         PyList_SET_ITEM(out, i, line);
     }
-    PyMem_Free(b1[0]); PyMem_Free(b1[1]);
-    PyMem_Free(b2[0]); PyMem_Free(b2[1]);
-    PyMem_Free(b4[0]); PyMem_Free(b4[1]);
+    PyMem_RawFree(b1[0]); PyMem_RawFree(b1[1]);
+    PyMem_RawFree(b2[0]); PyMem_RawFree(b2[1]);
+    PyMem_RawFree(b4[0]); PyMem_RawFree(b4[1]);
     release(&lines);
     (void)self;
     return out;
@@ -1114,10 +1324,14 @@ static PyObject *tokenize_zh(PyObject *self, PyObject *arg) {
                     tokenize_13a_ucs4_zh);
 }
 
-/* TER's edit count, in _native_ter.c. */
-PyObject *bleucli_ter_edits(PyObject *self, PyObject *args);
 
 static PyMethodDef methods[] = {
+    {"batch_aligned", bleucli_batch_aligned, METH_VARARGS,
+     "batch_aligned(metric, hyps, streams, options, tok13a, threads, out): the sentence "
+     "score of hyps[j] against streams[k][j] (None: missing) into out[j] (float64)."},
+    {"batch_pairwise", bleucli_batch_pairwise, METH_VARARGS,
+     "batch_pairwise(metric, texts, groups, members, options, tok13a, threads, out): the "
+     "score of every hypothesis of a group against every single reference of it, row-major."},
     {"tokenize_zh", tokenize_zh, METH_O,
      "The zh tokeniser in one pass, or None where Python must run the sequential rules."},
     {"ter_edits", bleucli_ter_edits, METH_VARARGS,

@@ -8,8 +8,7 @@
  * tercom's tie-breaking in the back-trace. Words arrive as integer ids (equal words, equal
  * ids), bit vectors span as many 64-bit words as the reference needs.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_native.h"
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -47,13 +46,13 @@ typedef struct {
 } Ter;
 
 static void ter_free(Ter *t) {
-    PyMem_Free(t->ref); PyMem_Free(t->hyp); PyMem_Free(t->cand); PyMem_Free(t->best);
-    PyMem_Free(t->peq); PyMem_Free(t->mask); PyMem_Free(t->low); PyMem_Free(t->high);
-    PyMem_Free(t->states); PyMem_Free(t->scores); PyMem_Free(t->scratch); PyMem_Free(t->band);
-    PyMem_Free(t->band_at); PyMem_Free(t->row_a); PyMem_Free(t->row_b);
-    PyMem_Free(t->pos_start); PyMem_Free(t->pos_list); PyMem_Free(t->align);
-    PyMem_Free(t->hyp_sums); PyMem_Free(t->ref_sums); PyMem_Free(t->ops);
-    PyMem_Free(t->hyp_err); PyMem_Free(t->ref_err);
+    PyMem_RawFree(t->ref); PyMem_RawFree(t->hyp); PyMem_RawFree(t->cand); PyMem_RawFree(t->best);
+    PyMem_RawFree(t->peq); PyMem_RawFree(t->mask); PyMem_RawFree(t->low); PyMem_RawFree(t->high);
+    PyMem_RawFree(t->states); PyMem_RawFree(t->scores); PyMem_RawFree(t->scratch); PyMem_RawFree(t->band);
+    PyMem_RawFree(t->band_at); PyMem_RawFree(t->row_a); PyMem_RawFree(t->row_b);
+    PyMem_RawFree(t->pos_start); PyMem_RawFree(t->pos_list); PyMem_RawFree(t->align);
+    PyMem_RawFree(t->hyp_sums); PyMem_RawFree(t->ref_sums); PyMem_RawFree(t->ops);
+    PyMem_RawFree(t->hyp_err); PyMem_RawFree(t->ref_err);
 }
 
 static void *alloc(size_t count, size_t size) {
@@ -61,7 +60,7 @@ static void *alloc(size_t count, size_t size) {
         count = 1;
     if (count > (size_t)PY_SSIZE_T_MAX / size)
         return NULL;
-    void *p = PyMem_Calloc(count, size);
+    void *p = PyMem_RawCalloc(count, size);
     return p;
 }
 
@@ -289,10 +288,8 @@ static int alignment_beam(Ter *t) {
         if (i == 0) {
             op = INS;
         } else {
-            if (!(t->low[i] <= j && j < t->high[i])) {
-                PyErr_SetString(PyExc_RuntimeError, "TER back-trace left the beam");
-                return -1;
-            }
+            if (!(t->low[i] <= j && j < t->high[i]))
+                return -1; /* the back-trace left the beam: cannot happen */
             if (j == 0) {
                 op = DEL;
             } else {
@@ -320,8 +317,7 @@ static int alignment_beam(Ter *t) {
         } else if (op == DEL) {
             i--;
         } else {
-            PyErr_SetString(PyExc_RuntimeError, "TER back-trace left the beam");
-            return -1;
+            return -1; /* the back-trace left the beam: cannot happen */
         }
     }
     idx pos_hyp = 0, n_align = 0, h = 0, r = 0;
@@ -499,10 +495,8 @@ static int compare_idx(const void *a, const void *b) {
 static idx dense_ids(idx *ref, idx n_ref, idx *hyp, idx n_hyp) {
     idx total = n_ref + n_hyp, vocab = 0;
     idx *sorted = alloc((size_t)total, sizeof(idx));
-    if (sorted == NULL) {
-        PyErr_NoMemory();
+    if (sorted == NULL)
         return -1;
-    }
     memcpy(sorted, ref, (size_t)n_ref * sizeof(idx));
     memcpy(sorted + n_ref, hyp, (size_t)n_hyp * sizeof(idx));
     qsort(sorted, (size_t)total, sizeof(idx), compare_idx);
@@ -523,36 +517,31 @@ static idx dense_ids(idx *ref, idx n_ref, idx *hyp, idx n_hyp) {
             ids[i] = lo;
         }
     }
-    PyMem_Free(sorted);
+    PyMem_RawFree(sorted);
     return vocab;
 }
 
-/* The largest hypothesis x reference word product a pair may have (bleucli.metrics.ter
-   checks the same bound first, with a message naming the line): beyond it the search's
-   tables would take gigabytes. */
-#define MAX_WORD_PAIRS 100000000LL
-
-/* ter_edits(hyp_ids, ref_ids) -> edits including shifts; the reference is not empty. */
-PyObject *bleucli_ter_edits(PyObject *self, PyObject *args) {
-    PyObject *hyp_list, *ref_list;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &hyp_list, &PyList_Type, &ref_list))
-        return NULL;
+/* The edit count (shifts included) of hyp[0..n_hyp) against ref[0..n_ref) (word ids:
+   any non-negative values, equal words equal ids), or a TER_* error code. Needs no GIL:
+   raw allocations only, no Python object (the batch engine calls it from its threads). */
+long long bleucli_ter_count(const Py_ssize_t *hyp, Py_ssize_t n_hyp_words,
+                            const Py_ssize_t *ref, Py_ssize_t n_ref_words) {
+    if (n_ref_words == 0)
+        return TER_EMPTY_REFERENCE;
+    if ((long long)n_hyp_words * (long long)n_ref_words > MAX_WORD_PAIRS)
+        return TER_TOO_LONG;
     Ter t;
     memset(&t, 0, sizeof t);
-    PyObject *result = NULL;
+    long long result = TER_NO_MEMORY;
     idx vocab = 0;
-    if (read_ids(ref_list, &t.ref, &t.n_ref) < 0 || read_ids(hyp_list, &t.hyp, &t.n_hyp) < 0)
+    t.n_hyp = n_hyp_words;
+    t.n_ref = n_ref_words;
+    t.hyp = alloc((size_t)t.n_hyp, sizeof(idx));
+    t.ref = alloc((size_t)t.n_ref, sizeof(idx));
+    if (t.hyp == NULL || t.ref == NULL)
         goto out;
-    if (t.n_ref == 0) {
-        PyErr_SetString(PyExc_ValueError, "empty reference");
-        goto out;
-    }
-    if ((long long)t.n_hyp * (long long)t.n_ref > MAX_WORD_PAIRS) {
-        PyErr_Format(PyExc_ValueError, "ter_edits(): %zd x %zd words is more than %lld word "
-                     "pairs", t.n_hyp, t.n_ref, MAX_WORD_PAIRS);
-        goto out;
-    }
+    memcpy(t.hyp, hyp, (size_t)t.n_hyp * sizeof(idx));
+    memcpy(t.ref, ref, (size_t)t.n_ref * sizeof(idx));
     vocab = dense_ids(t.ref, t.n_ref, t.hyp, t.n_hyp);
     if (vocab < 0)
         goto out;
@@ -582,10 +571,8 @@ PyObject *bleucli_ter_edits(PyObject *self, PyObject *args) {
     if (!t.cand || !t.best || !t.peq || !t.mask || !t.low || !t.high || !t.states ||
         !t.scores || !t.scratch || !t.band_at || !t.row_a || !t.row_b || !t.pos_start ||
         !t.pos_list || !t.align || !t.hyp_sums || !t.ref_sums || !t.ops || !t.hyp_err ||
-        !t.ref_err) {
-        PyErr_NoMemory();
+        !t.ref_err)
         goto out;
-    }
     for (idx k = 0; k < W; k++)
         t.mask[k] = ~(uint64_t)0;
     if (n_ref % 64)
@@ -598,16 +585,14 @@ PyObject *bleucli_ter_edits(PyObject *self, PyObject *args) {
         t.pos_start[v + 1] += t.pos_start[v];
     {
         idx *fill = alloc((size_t)vocab, sizeof(idx));
-        if (fill == NULL) {
-            PyErr_NoMemory();
+        if (fill == NULL)
             goto out;
-        }
         for (idx j = 0; j < n_ref; j++)
             t.pos_list[t.pos_start[t.ref[j]] + fill[t.ref[j]]++] = j;
-        PyMem_Free(fill);
+        PyMem_RawFree(fill);
     }
     if (n_hyp == n_ref && memcmp(t.hyp, t.ref, (size_t)n_ref * sizeof(idx)) == 0) {
-        result = PyLong_FromLong(0);
+        result = 0;
         goto out;
     }
     geometry(&t);
@@ -618,10 +603,8 @@ PyObject *bleucli_ter_edits(PyObject *self, PyObject *args) {
             cells += (size_t)(t.high[i] - t.low[i]);
     }
     t.band = alloc(cells, sizeof(ll));
-    if (t.band == NULL) {
-        PyErr_NoMemory();
+    if (t.band == NULL)
         goto out;
-    }
     for (idx k = 0; k < W; k++)
         t.states[k] = t.mask[k];  /* pv = all ones, mv = ph = mh = 0 */
     t.scores[0] = n_ref;
@@ -631,16 +614,48 @@ PyObject *bleucli_ter_edits(PyObject *self, PyObject *args) {
     for (;;) {
         ll gain;
         idx same_prefix;
-        if (best_shift(&t, &checked, &gain, &same_prefix) < 0)
+        if (best_shift(&t, &checked, &gain, &same_prefix) < 0) {
+            result = TER_INTERNAL;
             goto out;
+        }
         if (checked >= MAX_SHIFT_CANDIDATES || gain <= 0)
             break;
         shifts++;
         idx *swap = t.hyp; t.hyp = t.best; t.best = swap;
         evaluate(&t, same_prefix);
     }
-    result = PyLong_FromLongLong(shifts + t.cost);
+    result = shifts + t.cost;
 out:
     ter_free(&t);
+    return result;
+}
+
+PyObject *bleucli_ter_error(long long code, Py_ssize_t n_hyp, Py_ssize_t n_ref) {
+    if (code == TER_TOO_LONG)
+        PyErr_Format(PyExc_ValueError, "ter_edits(): %zd x %zd words is more than %lld word "
+                     "pairs", n_hyp, n_ref, MAX_WORD_PAIRS);
+    else if (code == TER_EMPTY_REFERENCE)
+        PyErr_SetString(PyExc_ValueError, "empty reference");
+    else if (code == TER_INTERNAL)
+        PyErr_SetString(PyExc_RuntimeError, "TER back-trace left the beam");
+    else
+        PyErr_NoMemory();
+    return NULL;
+}
+
+/* ter_edits(hyp_ids, ref_ids) -> edits including shifts; the reference is not empty. */
+PyObject *bleucli_ter_edits(PyObject *self, PyObject *args) {
+    PyObject *hyp_list, *ref_list;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &hyp_list, &PyList_Type, &ref_list))
+        return NULL;
+    idx *hyp = NULL, *ref = NULL, n_hyp = 0, n_ref = 0;
+    PyObject *result = NULL;
+    if (read_ids(ref_list, &ref, &n_ref) == 0 && read_ids(hyp_list, &hyp, &n_hyp) == 0) {
+        long long edits = bleucli_ter_count(hyp, n_hyp, ref, n_ref);
+        result = edits >= 0 ? PyLong_FromLongLong(edits) : bleucli_ter_error(edits, n_hyp, n_ref);
+    }
+    PyMem_RawFree(hyp);
+    PyMem_RawFree(ref);
     return result;
 }

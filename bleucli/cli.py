@@ -86,6 +86,7 @@ def expand_variadic(argv: Sequence[str]) -> list[str]:
     "             bleucli merge shard*.json                         (their corpus score)\n"
     "             bleucli analyze REFS -i A B --html report.html   (where systems differ)\n"
     "             bleucli plot scores REFS -i A B -o scores.pdf    (figures for papers)\n"
+    "             bleucli mbr -i A B C > chosen.txt              (MBR: pick per line)\n"
     "Run `bleucli SUBCOMMAND --help` for each one's options.\n"
     "\b\nEnvironment: BLEUCLI_FORMAT (default -f), BLEUCLI_SEED (resampling seed, or "
     "'none'),\n"
@@ -590,6 +591,167 @@ def merge_command(
     click.echo(run(MergeRequest(list(shards), fmt, check_width(width), score_only, short)))
 
 
+@click.command(name="mbr", context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "-i",
+    "--input",
+    "inputs",
+    multiple=True,
+    metavar="FILE...",
+    help="Line-aligned outputs of several systems: each line's candidates.",
+)
+@click.option(
+    "--samples",
+    metavar="FILE.jsonl",
+    help="Samples per source: a JSON list a line, or objects with --field.",
+)
+@click.option(
+    "--field",
+    "samples_field",
+    default="samples",
+    show_default=True,
+    help="The samples' field in --samples objects.",
+)
+@click.option(
+    "--pseudo-field",
+    metavar="NAME",
+    help="A field of --samples objects holding pseudo-references (default: the other samples).",
+)
+@click.option(
+    "-m",
+    "--metric",
+    type=click.Choice(["chrf", "bleu", "ter"], case_sensitive=False),
+    default="chrf",
+    show_default=True,
+    help="Utility: sentence chrF, BLEU or TER (TER picks the lowest).",
+)
+@click.option("-tok", "--tokenize", metavar="NAME", help="BLEU tokenizer (default 13a).")
+@click.option("-lc", "--lowercase", is_flag=True, help="Case-insensitive BLEU.")
+@click.option(
+    "-s",
+    "--smooth-method",
+    default="exp",
+    show_default=True,
+    metavar="exp|floor|add-k|none",
+    help="BLEU smoothing method.",
+)
+@click.option("-sv", "--smooth-value", type=float, help="BLEU smoothing value.")
+@click.option(
+    "-cc",
+    "--chrf-char-order",
+    type=int,
+    default=6,
+    show_default=True,
+    help="chrF character n-gram order (0-100).",
+)
+@click.option(
+    "-cw",
+    "--chrf-word-order",
+    type=int,
+    default=0,
+    show_default=True,
+    help="chrF word n-gram order (2 = chrF++; 0-100).",
+)
+@click.option(
+    "--chrf-beta", type=int, default=2, show_default=True, help="chrF recall weight (0-1000)."
+)
+@click.option("--chrf-whitespace", is_flag=True, help="chrF: keep spaces.")
+@click.option("--chrf-lowercase", is_flag=True, help="Case-insensitive chrF.")
+@click.option("--chrf-eps-smoothing", is_flag=True, help="chrF: epsilon smoothing.")
+@click.option("--ter-case-sensitive", is_flag=True, help="Case-sensitive TER.")
+@click.option("--ter-asian-support", is_flag=True, help="TER: split CJK characters.")
+@click.option("--ter-no-punct", is_flag=True, help="TER: remove punctuation.")
+@click.option("--ter-normalized", is_flag=True, help="TER: tercom normalisation.")
+@click.option(
+    "-j",
+    "--threads",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Threads (0: one per CPU); any number gives the same choices.",
+)
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text: the chosen line per source; json: choices and utilities.",
+)
+@click.option(
+    "-e", "--encoding", default="utf-8", show_default=True, help="Encoding of input files."
+)
+@click.option("-q", "--quiet", is_flag=True, help="No signature line on stderr.")
+def mbr_command(
+    inputs: tuple[str, ...],
+    samples: str | None,
+    samples_field: str,
+    pseudo_field: str | None,
+    metric: str,
+    threads: int,
+    fmt: str,
+    encoding: str,
+    quiet: bool,
+    **params: Any,
+) -> None:
+    """Minimum Bayes risk selection: for every source, the candidate with the highest
+    mean sentence score against the other candidates (or the pseudo-references). Prints
+    the chosen line per source; the signature (metric and options) goes to stderr.
+
+    \b
+      bleucli mbr -i sysA.de sysB.de sysC.de > combined.de      # system combination
+      bleucli mbr --samples samples.jsonl -m bleu -f json        # sampled candidates
+    """
+    from bleucli.commands.mbr import MBRRequest, run
+    from bleucli.commands.request import CHRF_LIMITS, check_range
+
+    metric = metric.lower()
+    options: dict[str, Any] = {}
+    if metric == "bleu":
+        options = {
+            "tokenize": params["tokenize"],
+            "lowercase": params["lowercase"],
+            "smooth_method": params["smooth_method"],
+            "smooth_value": params["smooth_value"],
+        }
+    elif metric == "chrf":
+        options = {
+            "char_order": params["chrf_char_order"],
+            "word_order": params["chrf_word_order"],
+            "beta": params["chrf_beta"],
+            "whitespace": params["chrf_whitespace"],
+            "lowercase": params["chrf_lowercase"],
+            "eps_smoothing": params["chrf_eps_smoothing"],
+        }
+        for key, (option, low, high) in CHRF_LIMITS.items():
+            check_range(option, options[key], low, high)
+    else:
+        options = {
+            "case_sensitive": params["ter_case_sensitive"],
+            "asian_support": params["ter_asian_support"],
+            "no_punct": params["ter_no_punct"],
+            "normalized": params["ter_normalized"],
+        }
+    check_range("-j/--threads", threads, 0, 1024)
+    _configure_logging(quiet)
+    click.echo(
+        run(
+            MBRRequest(
+                list(inputs),
+                samples,
+                samples_field,
+                pseudo_field,
+                metric,
+                options,
+                threads,
+                fmt,
+                encoding,
+            )
+        )
+    )
+
+
 def _analysis_options(function):
     """The loading options ``analyze`` and ``plot`` share with the scoring command."""
     for decorator in reversed(
@@ -824,6 +986,7 @@ SUBCOMMANDS = {
     "merge": merge_command,
     "analyze": analyze_command,
     "plot": plot_command,
+    "mbr": mbr_command,
 }
 
 
@@ -859,7 +1022,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         selected, prog, args = SUBCOMMANDS[args[0]], f"bleucli {args[0]}", args[1:]
     try:
         args = expand_prefixes(args, selected)
-        variadic = selected in (command, analyze_command, plot_command)
+        variadic = selected in (command, analyze_command, plot_command, mbr_command)
         returned = selected.main(
             expand_variadic(args) if variadic else args, prog_name=prog, standalone_mode=False
         )

@@ -13,8 +13,8 @@ import os
 import sys
 from types import ModuleType
 
-#: The C sources of the core, as setup.py compiles them (same order: same hash).
-SOURCES = ("_native.c", "_native_ter.c")
+#: The files the core is built from, in setup.py's order (same order: same hash).
+SOURCES = ("_native.c", "_native_ter.c", "_native_batch.c", "_native.h")
 
 
 def source_hash(folder: str) -> str | None:

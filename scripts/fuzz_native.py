@@ -1,8 +1,9 @@
 """Coverage-guided fuzzing of the compiled core with atheris (``pip install atheris``).
 
-Every input (13a and zh tokenisation, BLEU and chrF statistics, TER edit counts, statistic sums) is fed to both
-engines; a crash, or any difference from the pure-Python engine
-(the specification), is a finding. Runs for a bounded number of inputs:
+Every input (13a and zh tokenisation, BLEU and chrF statistics, TER edit counts, statistic
+sums, and the batch engine's aligned and pairwise sentence scores on 1-3 threads) is fed to
+both engines; a crash, or any difference from the pure-Python engine (the specification), is
+a finding. Runs for a bounded number of inputs:
 
     python scripts/fuzz_native.py -atheris_runs=200000
 """
@@ -14,7 +15,7 @@ import sys
 import atheris
 
 with atheris.instrument_imports():
-    from bleucli import _native
+    from bleucli import _native, batch
     from bleucli.metrics.bleu import BLEU
     from bleucli.metrics.chrf import CHRF
     from bleucli.metrics.ter_edit import translation_edit_rate
@@ -52,6 +53,30 @@ def one_input(data: bytes) -> None:
     assert _native.ter_edits(hyp_ids, ref_ids) == expected_edits[0], (hyp_ids, ref_ids)
     rows = [[fdp.ConsumeIntInRange(0, 2**40) for _ in range(3)] for _ in range(4)]
     assert _native.sum_int_rows(rows) == [sum(column) for column in zip(*rows)]
+    fuzz_batch(fdp, [hyp, line, *refs])
+
+
+def fuzz_batch(fdp: atheris.FuzzedDataProvider, texts: list[str]) -> None:
+    """The batch engine against the metrics' own sentence scores (the pure engine)."""
+    name = fdp.PickValueInList(["bleu", "chrf", "ter"])
+    options = {
+        "bleu": {"tokenize": fdp.PickValueInList(["13a", "none"])},
+        "chrf": {"word_order": fdp.ConsumeIntInRange(0, 2)},
+        "ter": {},
+    }[name]
+    threads = fdp.ConsumeIntInRange(1, 3)
+    hyps = [fdp.PickValueInList(texts) for _ in range(fdp.ConsumeIntInRange(1, 4))]
+    refs = [fdp.PickValueInList(texts) for _ in range(len(hyps))]
+    metric = batch.scorer(name, dict(options))
+    got = batch.sentence_scores(name, hyps, [refs], threads=threads, **options).tolist()
+    assert got == [metric.sentence_score(h, [r]).score for h, r in zip(hyps, refs)], (
+        name,
+        options,
+        hyps,
+        refs,
+    )
+    cells = batch.pairwise(name, [hyps], [refs], threads=threads, **options)[0].tolist()
+    assert cells == [[metric.sentence_score(h, [r]).score for r in refs] for h in hyps]
 
 
 if __name__ == "__main__":

@@ -335,6 +335,31 @@ class BLEU(Metric):
                 out.extend(rows.tolist())
         return results
 
+    def batch_texts(self, texts: list[str]) -> tuple[list[str], bool]:
+        """Texts for the compiled batch engine, and whether it should 13a-tokenise them
+        itself (the default configuration: right-strip and 13a, in its threads)."""
+        from bleucli.tokenizers.mteval import Tokenizer13a
+
+        if not self.lowercase and type(self.tokenizer) is Tokenizer13a:
+            return texts, True
+        return self.preprocess_many(texts), False
+
+    def batch_spec(self) -> tuple[int, tuple] | None:
+        """What the compiled batch engine (bleucli.batch) needs: metric 0, then the order,
+        the smoothing method's code, effective order and the smoothing value."""
+        value = self.smooth_value
+        if value is None:
+            value = SMOOTH_DEFAULTS[self.smooth_method] or 0.0
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        codes = {"none": 0, "floor": 1, "add-k": 2, "exp": 3}
+        return 0, (
+            self.max_ngram_order,
+            codes[self.smooth_method],
+            bool(self.effective_order),
+            float(value),
+        )
+
     @property
     def stats_length(self) -> int:
         """Hypothesis and reference length, then correct and total n-grams per order."""

@@ -339,6 +339,28 @@ class CHRF(Metric):
             rows.append(best)
         return rows
 
+    def batch_texts(self, texts: list[str]) -> tuple[list[str], bool]:
+        """Texts for the compiled batch engine (chrF's preprocessing is lowercasing)."""
+        return (list(map(str.lower, texts)) if self.lowercase else texts), False
+
+    def batch_spec(self) -> tuple[int, tuple] | None:
+        """What the compiled batch engine (bleucli.batch) needs: metric 1, the orders, an
+        integer beta (other betas go through the pure-Python engine), whitespace and
+        smoothing."""
+        if (
+            isinstance(self.beta, bool)
+            or not isinstance(self.beta, int)
+            or not 0 <= self.beta <= 1_000_000
+        ):
+            return None
+        return 1, (
+            self.char_order,
+            self.word_order,
+            self.beta,
+            bool(self.whitespace),
+            bool(self.eps_smoothing),
+        )
+
     @property
     def stats_length(self) -> int:
         """Hypothesis, reference and matching n-gram counts per character and word order."""

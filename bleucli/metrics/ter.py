@@ -85,6 +85,19 @@ class TER(Metric):
                 best_edits = edits
         return [best_edits, ref_lengths / len(ref_info)]
 
+    def batch_texts(self, texts: list[str]) -> tuple[list[str], bool]:
+        """Texts for the compiled batch engine, which splits them on whitespace: in the
+        default configuration the tercom tokeniser only lowercases (and normalises spaces)."""
+        t = self.tokenizer
+        if not (t.normalized or t.no_punct or t.asian_support):
+            return (texts if t.case_sensitive else list(map(str.lower, texts))), False
+        return self.preprocess_many(texts), False
+
+    def batch_spec(self) -> tuple[int, tuple] | None:
+        """What the compiled batch engine (bleucli.batch) needs: metric 2 (TER takes its
+        options in preprocessing)."""
+        return 2, ()
+
     @property
     def stats_length(self) -> int:
         """Edits and (average) reference length."""

@@ -1,0 +1,1081 @@
+/*
+ * The batch engine of bleucli._native: sentence-level BLEU, chrF and TER of many
+ * (hypothesis, references) jobs in one call, for MBR decoding and RL rewards.
+ *
+ *   batch_aligned(metric, hyps, streams, options, tok13a, threads, out)
+ *       job j: hyps[j] against streams[k][j] for every stream k (None: no reference there)
+ *   batch_pairwise(metric, texts, groups, members, options, tok13a, threads, out)
+ *       group g = groups[4g:4g + 4] = (hyp_at, n_hyp, ref_at, n_ref): every hypothesis
+ *       texts[members[hyp_at + i]] against every single reference texts[members[ref_at + k]],
+ *       row-major
+ *
+ * Texts are preprocessed as the metric preprocesses them (BLEU: tokenised, or with tok13a
+ * right-stripped and 13a-tokenised here; chrF: lowercased if asked; TER: tercom-tokenised);
+ * index arrays are int64 buffers; `out` is a writable float64 buffer of one score per job
+ * or cell (a numpy array: no copy of the matrix), filled with exactly what
+ * bleucli.metrics computes for each job: the same statistics functions as the per-call
+ * API (bleucli_bleu_row, bleucli_chrf_rows, bleucli_ter_count), then the metric's score,
+ * operation for operation.
+ *
+ * Aligned jobs are independent. Pairwise groups are cut into blocks of rows; a thread
+ * prepares the references of a group once (words to ids, each order's distinct n-grams
+ * with their counts in a small hash table), each hypothesis of its block once, and scores
+ * a cell by looking the hypothesis' n-grams up in the reference's tables. Everything after
+ * the owned strings are read runs without the GIL, on `threads` threads; a job or cell
+ * writes only its own result, so any thread count gives the same bytes.
+ */
+#include "_native.h"
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifndef _WIN32
+#include <pthread.h>
+#define HAVE_THREADS 1
+#else
+#define HAVE_THREADS 0
+#endif
+
+enum { METRIC_BLEU = 0, METRIC_CHRF = 1, METRIC_TER = 2 };
+enum { SMOOTH_NONE = 0, SMOOTH_FLOOR = 1, SMOOTH_ADD_K = 2, SMOOTH_EXP = 3 };
+/* What went wrong in a thread, reported once the threads are joined. */
+enum { BATCH_OK = 0, BATCH_NO_MEMORY = 1, BATCH_TER = 2 };
+
+typedef struct {
+    int metric, tok13a;
+    /* BLEU */
+    Py_ssize_t max_order;
+    int smooth, effective_order;
+    double smooth_value;
+    /* chrF */
+    Py_ssize_t char_order, word_order;
+    long beta;
+    int whitespace, eps_smoothing;
+    /* statistics per job: BLEU 2 + 2 orders, chrF 3 per order */
+    Py_ssize_t n_orders, width;
+} Options;
+
+/* ------------------------------------------------------------------------------------ */
+/* Scores from statistics, operation for operation as bleucli.metrics computes them.     */
+
+/* Python's sum() of floats: Neumaier's compensated summation from Python 3.12 on, plain
+   left-to-right addition before (BLEU's geometric mean goes through it). */
+static double python_sum(const double *x, Py_ssize_t n) {
+    if (n == 0)
+        return 0.0;
+    double total = x[0];
+#if PY_VERSION_HEX >= 0x030C0000
+    double c = 0.0;
+    for (Py_ssize_t i = 1; i < n; i++) {
+        double t = total + x[i];
+        if (fabs(total) >= fabs(x[i]))
+            c += (total - t) + x[i];
+        else
+            c += (x[i] - t) + total;
+        total = t;
+    }
+    if (c != 0.0 && isfinite(c))
+        total += c;
+#else
+    for (Py_ssize_t i = 1; i < n; i++)
+        total += x[i];
+#endif
+    return total;
+}
+
+/* compute_bleu() of bleucli.metrics.bleu from a statistics row; `work` holds 3 * order. */
+static double bleu_score(const Options *o, const Py_ssize_t *row, double *work) {
+    Py_ssize_t order = o->max_order, sys_len = row[0], ref_len = row[1];
+    double *correct = work, *total = work + order, *precisions = work + 2 * order;
+    double bp = 1.0;
+    if (sys_len < ref_len)
+        bp = sys_len > 0 ? exp(1.0 - (double)ref_len / (double)sys_len) : 0.0;
+    int any = 0;
+    for (Py_ssize_t n = 0; n < order; n++) {
+        correct[n] = (double)row[2 + n];
+        total[n] = (double)row[2 + order + n];
+        precisions[n] = 0.0;
+        any |= row[2 + n] != 0;
+    }
+    if (!any)
+        return 0.0;
+    double exp_factor = 1.0;
+    Py_ssize_t eff_order = order;
+    for (Py_ssize_t n = 1; n <= order; n++) {
+        if (o->smooth == SMOOTH_ADD_K && n > 1) {
+            correct[n - 1] += o->smooth_value;
+            total[n - 1] += o->smooth_value;
+        }
+        if (total[n - 1] == 0.0)
+            break;
+        if (o->effective_order)
+            eff_order = n;
+        if (correct[n - 1] == 0.0) {
+            if (o->smooth == SMOOTH_EXP) {
+                exp_factor *= 2;
+                precisions[n - 1] = 100.0 / (exp_factor * total[n - 1]);
+            } else if (o->smooth == SMOOTH_FLOOR) {
+                precisions[n - 1] = 100.0 * o->smooth_value / total[n - 1];
+            }
+        } else {
+            precisions[n - 1] = 100.0 * correct[n - 1] / total[n - 1];
+        }
+    }
+    /* a zero precision enters the mean as -9999999999: the score is 0 (exp underflows) */
+    for (Py_ssize_t n = 0; n < eff_order; n++) {
+        if (precisions[n] == 0.0)
+            return bp * 0.0;
+        precisions[n] = log(precisions[n]);
+    }
+    return bp * exp(python_sum(precisions, eff_order) / (double)eff_order);
+}
+
+/* f_score() of bleucli.metrics.chrf over [hyp, ref, match] triples. */
+static double chrf_score(const Options *o, const Py_ssize_t *stats) {
+    const double eps = 1e-16;
+    double factor = (double)(o->beta * o->beta), score = 0.0, avg_prec = 0.0, avg_rec = 0.0;
+    Py_ssize_t effective = 0;
+    for (Py_ssize_t i = 0; i < o->n_orders; i++) {
+        Py_ssize_t n_hyp = stats[3 * i], n_ref = stats[3 * i + 1], n_match = stats[3 * i + 2];
+        double prec = n_hyp > 0 ? (double)n_match / (double)n_hyp : eps;
+        double rec = n_ref > 0 ? (double)n_match / (double)n_ref : eps;
+        double denom = factor * prec + rec;
+        score += denom > 0 ? (1.0 + factor) * prec * rec / denom : eps;
+        if (n_hyp > 0 && n_ref > 0) {
+            avg_prec += prec;
+            avg_rec += rec;
+            effective++;
+        }
+    }
+    if (o->eps_smoothing)
+        return 100.0 * score / (double)o->n_orders;
+    if (effective == 0) {
+        avg_prec = avg_rec = 0.0;
+    } else {
+        avg_prec /= (double)effective;
+        avg_rec /= (double)effective;
+    }
+    if (avg_prec + avg_rec != 0.0)
+        return 100.0 * ((1.0 + factor) * avg_prec * avg_rec / ((factor * avg_prec) + avg_rec));
+    return 0.0;
+}
+
+/* TER's score from the fewest edits and the summed reference lengths of n_refs references. */
+static double ter_score(long long edits, long long ref_lengths, Py_ssize_t n_refs) {
+    double ref_length = (double)ref_lengths / (double)n_refs;
+    if (ref_length > 0)
+        return 100.0 * ((double)edits / ref_length);
+    return edits > 0 ? 100.0 * 1.0 : 100.0 * 0.0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Per-thread state.                                                                     */
+
+/* A thread's word table: ids for the words of a group's sentences (the references first,
+   then each block's hypotheses), the words' characters copied into an arena. */
+typedef struct {
+    Py_UCS4 *chars;
+    Py_ssize_t n_chars, chars_cap;
+    Py_ssize_t *start, *len;
+    uint64_t *hash;
+    Py_ssize_t n, cap;
+    int32_t *slots; /* word id + 1, 0: empty */
+    Py_ssize_t slots_cap;
+} Vocab;
+
+typedef struct {
+    Workspace *w;
+    BleucliText *views;
+    Py_ssize_t views_cap;
+    Py_ssize_t *row;     /* statistics: max refs x width */
+    Py_ssize_t row_cap;
+    double *work;
+    /* pairwise: the current group's references and word table, a block's hypotheses */
+    struct Prepared *refs, *hyps;
+    Py_ssize_t n_refs, refs_cap, hyps_cap, group;
+    Vocab vocab;
+    unsigned char *found;
+    Py_ssize_t found_cap;
+    const Py_ssize_t **ids;   /* word ids of the texts of a call of bleucli_word_ids */
+    Py_ssize_t ids_cap, *lens, lens_cap;
+    uint64_t *hashes;         /* rolling hashes while n-grams are counted */
+    Py_ssize_t hashes_cap;
+    Py_ssize_t words[2];      /* the line pair TER refused */
+} Thread;
+
+static int grow(void **ptr, Py_ssize_t *cap, Py_ssize_t need, size_t size) {
+    if (need <= *cap)
+        return 0;
+    Py_ssize_t grown = need + need / 2 + 8;
+    if ((size_t)grown > PY_SSIZE_T_MAX / size)
+        return -1;
+    void *p = PyMem_RawRealloc(*ptr, (size_t)grown * size);
+    if (p == NULL)
+        return -1;
+    *ptr = p;
+    *cap = grown;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Aligned jobs.                                                                         */
+
+typedef struct {
+    Options o;
+    /* aligned: the owned strings, per job the hypothesis and its references */
+    PyObject **hyps;
+    PyObject **refs;          /* flattened; NULL for a missing reference */
+    Py_ssize_t n_streams;
+    /* pairwise */
+    PyObject **texts;
+    const int64_t *groups, *members;
+    Py_ssize_t n_groups, block_rows;
+    Py_ssize_t *block_at;      /* first block of each group (n_groups + 1) */
+    Py_ssize_t *cell_at;       /* first cell of each group */
+    Py_ssize_t n_blocks;
+    /* both */
+    int pairwise;
+    Py_ssize_t n_items, n_jobs;
+    double *out;
+    Py_ssize_t next;
+    int error;
+    long long ter_code;
+    Py_ssize_t failed_job, failed_words[2];
+#if HAVE_THREADS
+    pthread_mutex_t lock;
+#endif
+} Batch;
+
+static inline BleucliText view(PyObject *text) {
+    BleucliText t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    return t;
+}
+
+/* Job j of an aligned batch; BATCH_OK or an error (TER's code in *ter_code). */
+static int aligned_job(const Batch *b, Thread *t, Py_ssize_t j, long long *ter_code) {
+    const Options *o = &b->o;
+    Py_ssize_t n_refs = 0;
+    if (grow((void **)&t->views, &t->views_cap, b->n_streams + 1, sizeof(BleucliText)) < 0)
+        return BATCH_NO_MEMORY;
+    t->views[0] = view(b->hyps[j]);
+    for (Py_ssize_t k = 0; k < b->n_streams; k++) {
+        PyObject *ref = b->refs[j * b->n_streams + k];
+        if (ref != NULL)
+            t->views[1 + n_refs++] = view(ref);
+    }
+    if (grow((void **)&t->row, &t->row_cap, (n_refs + 1) * o->width, sizeof(Py_ssize_t)) < 0)
+        return BATCH_NO_MEMORY;
+    if (o->metric == METRIC_BLEU) {
+        if (bleucli_bleu_row(t->w, &t->views[0], t->views + 1, n_refs, o->max_order, o->tok13a,
+                             t->row) < 0)
+            return BATCH_NO_MEMORY;
+        b->out[j] = bleu_score(o, t->row, t->work);
+        return BATCH_OK;
+    }
+    if (o->metric == METRIC_CHRF) {
+        if (bleucli_chrf_rows(t->w, &t->views[0], t->views + 1, n_refs, o->char_order,
+                              o->word_order, o->whitespace, t->row) < 0)
+            return BATCH_NO_MEMORY;
+        double best = -1.0;
+        for (Py_ssize_t k = 0; k < n_refs; k++) {
+            double f = chrf_score(o, t->row + k * o->width);
+            if (f > best)
+                best = f;
+        }
+        b->out[j] = best;
+        return BATCH_OK;
+    }
+    /* TER: words of the hypothesis and its references with ids from one table */
+    if (grow((void **)&t->ids, &t->ids_cap, n_refs + 1, sizeof(Py_ssize_t *)) < 0 ||
+        grow((void **)&t->lens, &t->lens_cap, n_refs + 1, sizeof(Py_ssize_t)) < 0)
+        return BATCH_NO_MEMORY;
+    if (bleucli_word_ids(t->w, t->views, n_refs + 1, 0, 0, t->ids, t->lens) < 0)
+        return BATCH_NO_MEMORY;
+    long long best = 10000000000000000LL, ref_lengths = 0;
+    for (Py_ssize_t k = 1; k <= n_refs; k++) {
+        long long edits = t->lens[k] == 0 ? t->lens[0]
+                          : bleucli_ter_count(t->ids[0], t->lens[0], t->ids[k], t->lens[k]);
+        if (edits < 0) {
+            *ter_code = edits;
+            t->words[0] = t->lens[0];
+            t->words[1] = t->lens[k];
+            return edits == TER_NO_MEMORY ? BATCH_NO_MEMORY : BATCH_TER;
+        }
+        ref_lengths += t->lens[k];
+        if (edits < best)
+            best = edits;
+    }
+    b->out[j] = ter_score(best, ref_lengths, n_refs);
+    return BATCH_OK;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Pairwise groups: prepared sentences.                                                  */
+
+
+static void vocab_clear(Vocab *v) {
+    v->n = v->n_chars = 0;
+    if (v->slots != NULL)
+        memset(v->slots, 0, (size_t)v->slots_cap * sizeof(int32_t));
+}
+
+static void vocab_free(Vocab *v) {
+    PyMem_RawFree(v->chars);
+    PyMem_RawFree(v->start);
+    PyMem_RawFree(v->len);
+    PyMem_RawFree(v->hash);
+    PyMem_RawFree(v->slots);
+    memset(v, 0, sizeof(*v));
+}
+
+static inline uint64_t spread(uint64_t h);
+
+static int vocab_rehash(Vocab *v, Py_ssize_t cap) {
+    int32_t *slots = PyMem_RawCalloc((size_t)cap, sizeof(int32_t));
+    if (slots == NULL)
+        return -1;
+    for (Py_ssize_t k = 0; k < v->n; k++) {
+        Py_ssize_t slot = (Py_ssize_t)(v->hash[k] & (uint64_t)(cap - 1));
+        while (slots[slot])
+            slot = (slot + 1) & (cap - 1);
+        slots[slot] = (int32_t)(k + 1);
+    }
+    PyMem_RawFree(v->slots);
+    v->slots = slots;
+    v->slots_cap = cap;
+    return 0;
+}
+
+/* The id of the word w[0..len), added if new; -1 without memory. */
+static Py_ssize_t vocab_id(Vocab *v, const Py_UCS4 *w, Py_ssize_t len) {
+    uint64_t h = 1469598103934665603ULL;
+    for (Py_ssize_t i = 0; i < len; i++)
+        h = (h ^ w[i]) * 1099511628211ULL;
+    h = spread(h);
+    if (2 * (v->n + 1) > v->slots_cap && vocab_rehash(v, v->slots_cap ? 2 * v->slots_cap : 1024) < 0)
+        return -1;
+    Py_ssize_t mask = v->slots_cap - 1, slot = (Py_ssize_t)(h & (uint64_t)mask);
+    for (;;) {
+        int32_t entry = v->slots[slot];
+        if (entry == 0)
+            break;
+        Py_ssize_t k = entry - 1;
+        if (v->hash[k] == h && v->len[k] == len &&
+            memcmp(v->chars + v->start[k], w, (size_t)len * sizeof(Py_UCS4)) == 0)
+            return k;
+        slot = (slot + 1) & mask;
+    }
+    if (v->n >= INT32_MAX - 1 ||
+        grow((void **)&v->chars, &v->chars_cap, v->n_chars + len + 1, sizeof(Py_UCS4)) < 0)
+        return -1;
+    if (v->n == v->cap) {
+        Py_ssize_t cap = v->cap ? 2 * v->cap : 1024, c1 = v->cap, c2 = v->cap, c3 = v->cap;
+        if (grow((void **)&v->start, &c1, cap, sizeof(Py_ssize_t)) < 0 ||
+            grow((void **)&v->len, &c2, cap, sizeof(Py_ssize_t)) < 0 ||
+            grow((void **)&v->hash, &c3, cap, sizeof(uint64_t)) < 0)
+            return -1;
+        v->cap = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
+    }
+    memcpy(v->chars + v->n_chars, w, (size_t)len * sizeof(Py_UCS4));
+    v->start[v->n] = v->n_chars;
+    v->len[v->n] = len;
+    v->hash[v->n] = h;
+    v->n_chars += len;
+    v->slots[slot] = (int32_t)(v->n + 1);
+    return v->n++;
+}
+
+typedef struct {
+    uint64_t h;                /* the n-gram's hash (its ids, at start, tell equal hashes apart) */
+    const Py_ssize_t *start;
+    int32_t count;
+    int32_t sub[2];            /* its (n - 1)-grams' entries, at the same and the next position */
+} Distinct;
+
+typedef struct Prepared {
+    Py_ssize_t *seq[2];        /* ids: [0] words (BLEU, TER) or characters (chrF), [1] words */
+    Py_ssize_t len[2];
+    Distinct *grams;           /* per order: grams[at[k]..at[k + 1]) */
+    Py_ssize_t *at;
+    int32_t *slots;            /* per order: a table of slot_at[k + 1] - slot_at[k] entries */
+    Py_ssize_t *slot_at;
+} Prepared;
+
+static void prepared_free(Prepared *p) {
+    PyMem_RawFree(p->seq[0]);
+    PyMem_RawFree(p->seq[1]);
+    PyMem_RawFree(p->grams);
+    PyMem_RawFree(p->at);
+    PyMem_RawFree(p->slots);
+    PyMem_RawFree(p->slot_at);
+    memset(p, 0, sizeof(*p));
+}
+
+static inline uint64_t mix(uint64_t h, uint64_t v) {
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdULL;
+}
+
+static inline uint64_t spread(uint64_t h) {
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+static inline Py_ssize_t table_cap(Py_ssize_t n) {
+    Py_ssize_t cap = 8;
+    while (cap < 2 * n)
+        cap *= 2;
+    return cap;
+}
+
+static inline int same_ids(const Py_ssize_t *a, const Py_ssize_t *b, Py_ssize_t order) {
+    for (Py_ssize_t k = 0; k < order; k++)
+        if (a[k] != b[k])
+            return 0;
+    return 1;
+}
+
+/* The entry (index into grams) of the n-gram ids[0..order) with hash h in a table of cap
+   slots, or -1; *slot_out: where it is or would go. */
+static inline Py_ssize_t lookup(const int32_t *slots, Py_ssize_t cap, const Distinct *grams,
+                                uint64_t h, const Py_ssize_t *ids, Py_ssize_t order,
+                                Py_ssize_t *slot_out) {
+    Py_ssize_t mask = cap - 1, slot = (Py_ssize_t)(spread(h) & (uint64_t)mask);
+    for (;;) {
+        int32_t entry = slots[slot];
+        if (entry == 0) {
+            *slot_out = slot;
+            return -1;
+        }
+        const Distinct *g = &grams[entry - 1];
+        if (g->h == h && same_ids(g->start, ids, order)) {
+            *slot_out = slot;
+            return entry - 1;
+        }
+        slot = (slot + 1) & mask;
+    }
+}
+
+/* Every order's distinct n-grams of a prepared sentence, their counts, tables and the
+   entries of their two (n - 1)-grams. */
+static int prepare_grams(const Options *o, Thread *t, Prepared *p) {
+    Py_ssize_t orders[2] = {o->metric == METRIC_CHRF ? o->char_order : o->max_order,
+                            o->metric == METRIC_CHRF ? o->word_order : 0};
+    Py_ssize_t total = 0, slots = 0, k = 0;
+    for (int kind = 0; kind < 2; kind++)
+        for (Py_ssize_t n = 1; n <= orders[kind]; n++) {
+            Py_ssize_t count = p->len[kind] >= n ? p->len[kind] - n + 1 : 0;
+            total += count;
+            slots += count ? table_cap(count) : 0;
+        }
+    Py_ssize_t n_orders = orders[0] + orders[1];
+    p->grams = PyMem_RawMalloc((size_t)(total + 1) * sizeof(Distinct));
+    p->at = PyMem_RawMalloc((size_t)(n_orders + 1) * sizeof(Py_ssize_t));
+    p->slots = PyMem_RawCalloc((size_t)(slots + 1), sizeof(int32_t));
+    p->slot_at = PyMem_RawMalloc((size_t)(n_orders + 1) * sizeof(Py_ssize_t));
+    if (p->grams == NULL || p->at == NULL || p->slots == NULL || p->slot_at == NULL)
+        return -1;
+    Py_ssize_t used = 0, slot_used = 0;
+    for (int kind = 0; kind < 2; kind++) {
+        const Py_ssize_t *seq = p->seq[kind];
+        Py_ssize_t len = p->len[kind];
+        /* per position: its n-gram's hash, and its entry at the last order */
+        if (grow((void **)&t->hashes, &t->hashes_cap, 2 * (len + 1), sizeof(uint64_t)) < 0)
+            return -1;
+        uint64_t *hashes = t->hashes;
+        int32_t *entry_of = (int32_t *)(t->hashes + len + 1);
+        memset(hashes, 0, (size_t)(len + 1) * sizeof(uint64_t));
+        for (Py_ssize_t n = 1; n <= orders[kind]; n++, k++) {
+            Py_ssize_t count = len >= n ? len - n + 1 : 0, cap = count ? table_cap(count) : 0;
+            int32_t *table = p->slots + slot_used;
+            Distinct *base = p->grams + used;
+            Py_ssize_t distinct = 0;
+            p->at[k] = used;
+            p->slot_at[k] = slot_used;
+            for (Py_ssize_t i = 0; i < count; i++) {
+                uint64_t h = hashes[i] = mix(hashes[i], (uint64_t)seq[i + n - 1]);
+                Py_ssize_t slot, e = lookup(table, cap, base, h, seq + i, n, &slot);
+                if (e < 0) {
+                    e = distinct++;
+                    base[e] = (Distinct){h, seq + i, 0, {n > 1 ? entry_of[i] : -1,
+                                                          n > 1 ? entry_of[i + 1] : -1}};
+                    table[slot] = (int32_t)(e + 1);
+                }
+                base[e].count++;
+                entry_of[i] = (int32_t)e; /* read back at the next order: i and i + 1 */
+            }
+            used += distinct;
+            slot_used += cap;
+        }
+    }
+    p->at[k] = used;
+    p->slot_at[k] = slot_used;
+    return 0;
+}
+
+/* Prepare texts[idx[0..n)] into prepared[0..n): word ids from the thread's word table
+   (shared with everything prepared for the same group), characters for chrF, then, but
+   for TER, their n-grams. */
+static int prepare_texts(const Batch *b, Thread *t, const int64_t *idx, Py_ssize_t n,
+                         Prepared *prepared) {
+    const Options *o = &b->o;
+    int words = o->metric != METRIC_CHRF || o->word_order > 0;
+    int kind = o->metric == METRIC_CHRF ? 1 : 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Prepared *p = &prepared[i];
+        BleucliText v = view(b->texts[idx[i]]);
+        if (words) {
+            const Py_UCS4 *chars;
+            const Py_ssize_t *bounds;
+            Py_ssize_t count;
+            if (bleucli_tokens(t->w, &v, o->tok13a, o->metric == METRIC_CHRF, &chars, &bounds,
+                               &count) < 0)
+                return -1;
+            p->seq[kind] = PyMem_RawMalloc((size_t)(count + 1) * sizeof(Py_ssize_t));
+            if (p->seq[kind] == NULL)
+                return -1;
+            for (Py_ssize_t w = 0; w < count; w++) {
+                Py_ssize_t id = vocab_id(&t->vocab, chars + bounds[2 * w], bounds[2 * w + 1]);
+                if (id < 0)
+                    return -1;
+                p->seq[kind][w] = id;
+            }
+            p->len[kind] = count;
+        }
+        if (o->metric == METRIC_CHRF) { /* characters, whitespace removed unless kept */
+            p->seq[0] = PyMem_RawMalloc((size_t)(v.len + 1) * sizeof(Py_ssize_t));
+            if (p->seq[0] == NULL)
+                return -1;
+            Py_ssize_t m = 0;
+            for (Py_ssize_t c = 0; c < v.len; c++) {
+                Py_UCS4 ch = PyUnicode_READ(v.kind, v.data, c);
+                if (o->whitespace || !Py_UNICODE_ISSPACE(ch))
+                    p->seq[0][m++] = (Py_ssize_t)ch;
+            }
+            p->len[0] = m;
+        }
+        if (o->metric != METRIC_TER && prepare_grams(o, t, p) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Matches of hypothesis h against reference r among the n-grams of order slot k and length
+   `order`. found[] says, per hypothesis n-gram, whether r has it; an n-gram can only be
+   there if both its (order - 1)-grams are (prev[]). */
+static Py_ssize_t cell_matches(const Prepared *h, const Prepared *r, Py_ssize_t k,
+                               Py_ssize_t order, const unsigned char *prev,
+                               unsigned char *found) {
+    const Distinct *hg = h->grams + h->at[k], *rg = r->grams + r->at[k];
+    Py_ssize_t nh = h->at[k + 1] - h->at[k], cap = r->slot_at[k + 1] - r->slot_at[k];
+    if (cap == 0) {
+        memset(found, 0, (size_t)nh);
+        return 0;
+    }
+    const int32_t *table = r->slots + r->slot_at[k];
+    Py_ssize_t matches = 0, slot;
+    for (Py_ssize_t i = 0; i < nh; i++) {
+        const Distinct *g = &hg[i];
+        if (order > 1 && !(prev[g->sub[0]] && prev[g->sub[1]])) {
+            found[i] = 0;
+            continue;
+        }
+        Py_ssize_t e = lookup(table, cap, rg, g->h, g->start, order, &slot);
+        found[i] = e >= 0;
+        if (e >= 0)
+            matches += g->count < rg[e].count ? g->count : rg[e].count;
+    }
+    return matches;
+}
+
+/* The score of prepared hypothesis h against prepared reference r. */
+static int cell(const Batch *b, Thread *t, const Prepared *h, const Prepared *r, double *out,
+                long long *ter_code) {
+    const Options *o = &b->o;
+    Py_ssize_t *row = t->row;
+    if (o->metric == METRIC_TER) {
+        long long edits = r->len[0] == 0 ? h->len[0]
+                          : bleucli_ter_count(h->seq[0], h->len[0], r->seq[0], r->len[0]);
+        if (edits < 0) {
+            *ter_code = edits;
+            t->words[0] = h->len[0];
+            t->words[1] = r->len[0];
+            return edits == TER_NO_MEMORY ? BATCH_NO_MEMORY : BATCH_TER;
+        }
+        *out = ter_score(edits, r->len[0], 1);
+        return BATCH_OK;
+    }
+    /* found flags of two consecutive orders, alternating */
+    Py_ssize_t most = 0;
+    for (Py_ssize_t k = 0; k < o->n_orders; k++)
+        if (h->at[k + 1] - h->at[k] > most)
+            most = h->at[k + 1] - h->at[k];
+    if (grow((void **)&t->found, &t->found_cap, 2 * most + 2, 1) < 0)
+        return BATCH_NO_MEMORY;
+    unsigned char *flags[2] = {t->found, t->found + most + 1};
+    if (o->metric == METRIC_BLEU) {
+        Py_ssize_t hyp_len = h->len[0];
+        row[0] = hyp_len;
+        row[1] = r->len[0];
+        for (Py_ssize_t n = 1; n <= o->max_order; n++) {
+            row[1 + n] = cell_matches(h, r, n - 1, n, flags[n % 2], flags[(n + 1) % 2]);
+            row[1 + o->max_order + n] = hyp_len >= n ? hyp_len - n + 1 : 0;
+        }
+        *out = bleu_score(o, row, t->work);
+        return BATCH_OK;
+    }
+    Py_ssize_t k = 0;
+    for (int kind = 0; kind < 2; kind++) {
+        Py_ssize_t orders = kind ? o->word_order : o->char_order;
+        for (Py_ssize_t n = 1; n <= orders; n++, k++) {
+            Py_ssize_t hyp_total = h->len[kind] >= n ? h->len[kind] - n + 1 : 0;
+            Py_ssize_t ref_total = r->len[kind] >= n ? r->len[kind] - n + 1 : 0;
+            row[3 * k] = ref_total ? hyp_total : 0;
+            row[3 * k + 1] = ref_total;
+            row[3 * k + 2] = cell_matches(h, r, k, n, flags[n % 2], flags[(n + 1) % 2]);
+        }
+    }
+    *out = chrf_score(o, row);
+    return BATCH_OK;
+}
+
+static void forget(Prepared *prepared, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        prepared_free(&prepared[i]);
+}
+
+/* Block `item` of a pairwise batch: some rows of one group against all its references. The
+   thread keeps the references (and the word table) of its current group across blocks. */
+static int pairwise_block(const Batch *b, Thread *t, Py_ssize_t item, long long *ter_code,
+                          Py_ssize_t *failed) {
+    Py_ssize_t lo = 0, hi = b->n_groups - 1;
+    while (lo < hi) { /* the group of this block */
+        Py_ssize_t mid = lo + (hi - lo + 1) / 2;
+        if (b->block_at[mid] <= item)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    const int64_t *g = b->groups + 4 * lo;
+    Py_ssize_t n_ref = (Py_ssize_t)g[3], first = (item - b->block_at[lo]) * b->block_rows;
+    Py_ssize_t rows = (Py_ssize_t)g[1] - first < b->block_rows ? (Py_ssize_t)g[1] - first
+                                                                : b->block_rows;
+    if (t->group != lo) {
+        forget(t->refs, t->n_refs);
+        t->n_refs = 0;
+        t->group = -1;
+        vocab_clear(&t->vocab);
+        if (grow((void **)&t->refs, &t->refs_cap, n_ref, sizeof(Prepared)) < 0)
+            return BATCH_NO_MEMORY;
+        memset(t->refs, 0, (size_t)n_ref * sizeof(Prepared));
+        t->n_refs = n_ref;
+        if (prepare_texts(b, t, b->members + g[2], n_ref, t->refs) < 0)
+            return BATCH_NO_MEMORY;
+        t->group = lo;
+    }
+    if (grow((void **)&t->hyps, &t->hyps_cap, rows, sizeof(Prepared)) < 0)
+        return BATCH_NO_MEMORY;
+    memset(t->hyps, 0, (size_t)rows * sizeof(Prepared));
+    int prepared = prepare_texts(b, t, b->members + g[0] + first, rows, t->hyps);
+    int error = prepared < 0 ? BATCH_NO_MEMORY : BATCH_OK;
+    if (error == BATCH_OK &&
+        grow((void **)&t->row, &t->row_cap, b->o.width + 1, sizeof(Py_ssize_t)) < 0)
+        error = BATCH_NO_MEMORY;
+    double *out = b->out + b->cell_at[lo] + first * n_ref;
+    for (Py_ssize_t i = 0; error == BATCH_OK && i < rows; i++)
+        for (Py_ssize_t k = 0; k < n_ref; k++) {
+            error = cell(b, t, &t->hyps[i], &t->refs[k], &out[i * n_ref + k], ter_code);
+            if (error != BATCH_OK) {
+                *failed = b->cell_at[lo] + (first + i) * n_ref + k;
+                break;
+            }
+        }
+    forget(t->hyps, rows);
+    return error;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Work sharing.                                                                         */
+
+static int claim(Batch *b, Py_ssize_t chunk, Py_ssize_t *start, Py_ssize_t *stop) {
+#if HAVE_THREADS
+    pthread_mutex_lock(&b->lock);
+#endif
+    int ok = b->error == BATCH_OK && b->next < b->n_items;
+    if (ok) {
+        *start = b->next;
+        *stop = b->next + chunk < b->n_items ? b->next + chunk : b->n_items;
+        b->next = *stop;
+    }
+#if HAVE_THREADS
+    pthread_mutex_unlock(&b->lock);
+#endif
+    return ok;
+}
+
+static void fail(Batch *b, int error, long long ter_code, Py_ssize_t job,
+                 const Py_ssize_t *words) {
+#if HAVE_THREADS
+    pthread_mutex_lock(&b->lock);
+#endif
+    if (b->error == BATCH_OK) {
+        b->error = error;
+        b->ter_code = ter_code;
+        b->failed_job = job;
+        b->failed_words[0] = words ? words[0] : 0;
+        b->failed_words[1] = words ? words[1] : 0;
+    }
+#if HAVE_THREADS
+    pthread_mutex_unlock(&b->lock);
+#endif
+}
+
+static void thread_free(Thread *t) {
+    forget(t->refs, t->n_refs);
+    bleucli_workspace_free(t->w);
+    vocab_free(&t->vocab);
+    PyMem_RawFree(t->views);
+    PyMem_RawFree(t->row);
+    PyMem_RawFree(t->work);
+    PyMem_RawFree(t->refs);
+    PyMem_RawFree(t->hyps);
+    PyMem_RawFree(t->found);
+    PyMem_RawFree((void *)t->ids);
+    PyMem_RawFree(t->lens);
+    PyMem_RawFree(t->hashes);
+}
+
+static void *worker(void *arg) {
+    Batch *b = arg;
+    Thread t;
+    memset(&t, 0, sizeof(t));
+    t.group = -1;
+    t.w = bleucli_workspace_new();
+    t.work = PyMem_RawMalloc((size_t)(3 * b->o.max_order + 3) * sizeof(double));
+    if (t.w == NULL || t.work == NULL) {
+        fail(b, BATCH_NO_MEMORY, 0, 0, NULL);
+        thread_free(&t);
+        return NULL;
+    }
+    Py_ssize_t start, stop, chunk = b->pairwise ? 1 : 16;
+    while (claim(b, chunk, &start, &stop)) {
+        for (Py_ssize_t i = start; i < stop; i++) {
+            long long ter_code = 0;
+            Py_ssize_t failed = i;
+            int error = b->pairwise ? pairwise_block(b, &t, i, &ter_code, &failed)
+                                    : aligned_job(b, &t, i, &ter_code);
+            if (error != BATCH_OK) {
+                fail(b, error, ter_code, failed, t.words);
+                break;
+            }
+        }
+    }
+    thread_free(&t);
+    return NULL;
+}
+
+/* Run the batch on `threads` threads (the calling thread is one of them). */
+static void run_threads(Batch *b, int threads) {
+#if HAVE_THREADS
+    pthread_t ids[256];
+    int started = 0;
+    pthread_mutex_init(&b->lock, NULL);
+    for (int k = 1; k < threads && k < 256 && k < b->n_items; k++) {
+        if (pthread_create(&ids[started], NULL, worker, b) != 0)
+            break; /* fewer threads: the same results */
+        started++;
+    }
+    worker(b);
+    for (int k = 0; k < started; k++)
+        pthread_join(ids[k], NULL);
+    pthread_mutex_destroy(&b->lock);
+#else
+    (void)threads;
+    worker(b);
+#endif
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Entry points.                                                                         */
+
+static int parse_options(int metric, PyObject *options, int tok13a, Options *o) {
+    memset(o, 0, sizeof(*o));
+    o->metric = metric;
+    o->tok13a = tok13a;
+    if (metric == METRIC_BLEU) {
+        if (!PyArg_ParseTuple(options, "nipd", &o->max_order, &o->smooth, &o->effective_order,
+                              &o->smooth_value))
+            return -1;
+        if (o->max_order < 1 || o->max_order > 1000 || o->smooth < SMOOTH_NONE ||
+            o->smooth > SMOOTH_EXP) {
+            PyErr_SetString(PyExc_ValueError, "batch: BLEU options out of range");
+            return -1;
+        }
+        o->n_orders = o->max_order;
+        o->width = 2 + 2 * o->max_order;
+    } else if (metric == METRIC_CHRF) {
+        if (!PyArg_ParseTuple(options, "nnlpp", &o->char_order, &o->word_order, &o->beta,
+                              &o->whitespace, &o->eps_smoothing))
+            return -1;
+        if (o->char_order < 0 || o->word_order < 0 || o->char_order + o->word_order == 0 ||
+            o->char_order > 1000 || o->word_order > 1000 || o->beta < 0 || o->beta > 1000000) {
+            PyErr_SetString(PyExc_ValueError, "batch: chrF options out of range");
+            return -1;
+        }
+        o->n_orders = o->char_order + o->word_order;
+        o->width = 3 * o->n_orders;
+    } else if (metric == METRIC_TER) {
+        if (!PyArg_ParseTuple(options, ""))
+            return -1;
+        o->width = 2;
+    } else {
+        PyErr_SetString(PyExc_ValueError, "batch: unknown metric");
+        return -1;
+    }
+    if (tok13a && metric != METRIC_BLEU) {
+        PyErr_SetString(PyExc_ValueError, "batch: tok13a is BLEU's");
+        return -1;
+    }
+    return 0;
+}
+
+/* The caller's float64 buffer for n results. */
+static int out_buffer(Py_buffer *view, Py_ssize_t n) {
+    if (view->readonly || view->itemsize != 8 || view->len != n * 8 ||
+        !PyBuffer_IsContiguous(view, 'C')) {
+        PyErr_Format(PyExc_ValueError, "batch: out must be a writable float64 buffer of %zd",
+                     n);
+        return -1;
+    }
+    return 0;
+}
+
+/* Score the batch into b->out without the GIL; None, or NULL with the error set. */
+static PyObject *run_batch(Batch *b, int threads) {
+    if (b->n_items > 0) {
+        Py_BEGIN_ALLOW_THREADS
+        run_threads(b, threads);
+        Py_END_ALLOW_THREADS
+    }
+    PyObject *result = NULL;
+    if (b->error == BATCH_NO_MEMORY) {
+        PyErr_NoMemory();
+    } else if (b->error == BATCH_TER && b->ter_code == TER_TOO_LONG) {
+        PyErr_Format(PyExc_ValueError, "item %zd: %zd x %zd words is more than %lld word pairs",
+                     b->failed_job, b->failed_words[0], b->failed_words[1], MAX_WORD_PAIRS);
+    } else if (b->error == BATCH_TER) {
+        bleucli_ter_error(b->ter_code, b->failed_words[0], b->failed_words[1]);
+    } else {
+        result = Py_NewRef(Py_None);
+    }
+    return result;
+}
+
+static void release_objects(PyObject **objects, Py_ssize_t n) {
+    if (objects == NULL)
+        return;
+    for (Py_ssize_t i = 0; i < n; i++)
+        Py_XDECREF(objects[i]);
+    PyMem_RawFree(objects);
+}
+
+PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
+    int metric, tok13a, threads;
+    PyObject *hyp_list, *stream_list, *options;
+    Py_buffer out;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "iO!O!O!piw*:batch_aligned", &metric, &PyList_Type, &hyp_list,
+                          &PyList_Type, &stream_list, &PyTuple_Type, &options, &tok13a,
+                          &threads, &out))
+        return NULL;
+    Batch b;
+    memset(&b, 0, sizeof(b));
+    Py_ssize_t n = PyList_GET_SIZE(hyp_list), n_streams = PyList_GET_SIZE(stream_list);
+    if (parse_options(metric, options, tok13a, &b.o) < 0 || out_buffer(&out, n) < 0) {
+        PyBuffer_Release(&out);
+        return NULL;
+    }
+    b.out = out.buf;
+    if (threads < 1) {
+        PyErr_SetString(PyExc_ValueError, "batch: threads must be at least 1");
+        PyBuffer_Release(&out);
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < n_streams; k++) {
+        PyObject *stream = PyList_GET_ITEM(stream_list, k);
+        if (!PyList_Check(stream) || PyList_GET_SIZE(stream) != n) {
+            PyErr_Format(PyExc_ValueError, "batch: stream %zd is not a list of %zd", k, n);
+            PyBuffer_Release(&out);
+            return NULL;
+        }
+    }
+    /* own every string before allocating a Python object (see _native.c) */
+    b.hyps = PyMem_RawCalloc((size_t)(n + 1), sizeof(PyObject *));
+    b.refs = PyMem_RawCalloc((size_t)(n * n_streams + 1), sizeof(PyObject *));
+    if (b.hyps == NULL || b.refs == NULL) {
+        PyMem_RawFree(b.hyps);
+        PyMem_RawFree(b.refs);
+        PyBuffer_Release(&out);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t j = 0; j < n; j++) {
+        b.hyps[j] = PyList_GET_ITEM(hyp_list, j);
+        Py_INCREF(b.hyps[j]);
+        for (Py_ssize_t k = 0; k < n_streams; k++) {
+            PyObject *ref = PyList_GET_ITEM(PyList_GET_ITEM(stream_list, k), j);
+            if (ref != Py_None) {
+                Py_INCREF(ref);
+                b.refs[j * n_streams + k] = ref;
+            }
+        }
+    }
+    PyObject *result = NULL;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        int refs = 0;
+        if (!PyUnicode_Check(b.hyps[j])) {
+            PyErr_Format(PyExc_TypeError, "batch: hypothesis %zd is not a str", j);
+            goto done;
+        }
+        for (Py_ssize_t k = 0; k < n_streams; k++) {
+            PyObject *ref = b.refs[j * n_streams + k];
+            if (ref != NULL && !PyUnicode_Check(ref)) {
+                PyErr_Format(PyExc_TypeError, "batch: reference %zd of stream %zd is not a str",
+                             j, k);
+                goto done;
+            }
+            refs += ref != NULL;
+        }
+        if (refs == 0) {
+            PyErr_Format(PyExc_ValueError, "batch: job %zd has no reference", j);
+            goto done;
+        }
+    }
+    b.n_streams = n_streams;
+    b.n_items = b.n_jobs = n;
+    result = run_batch(&b, threads);
+done:
+    release_objects(b.hyps, n);
+    release_objects(b.refs, n * n_streams);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+/* A contiguous int64 buffer of the buffer protocol. */
+static int int64_buffer(Py_buffer *view, Py_ssize_t *n, const char *what) {
+    if (view->itemsize != 8 || view->len % 8 != 0) {
+        PyErr_Format(PyExc_TypeError, "batch: %s must be an int64 buffer", what);
+        return -1;
+    }
+    *n = view->len / 8;
+    return 0;
+}
+
+/* Rows per block of a pairwise group: whole groups while they are small, else blocks of
+   about 4096 cells (a thread prepares a block's references once). */
+static Py_ssize_t block_rows(Py_ssize_t n_ref) {
+    Py_ssize_t rows = 4096 / (n_ref > 0 ? n_ref : 1);
+    return rows < 1 ? 1 : rows;
+}
+
+PyObject *bleucli_batch_pairwise(PyObject *self, PyObject *args) {
+    int metric, tok13a, threads;
+    PyObject *text_list, *options;
+    Py_buffer groups = {0}, members = {0}, out = {0};
+    (void)self;
+    if (!PyArg_ParseTuple(args, "iO!y*y*O!piw*:batch_pairwise", &metric, &PyList_Type,
+                          &text_list, &groups, &members, &PyTuple_Type, &options, &tok13a,
+                          &threads, &out))
+        return NULL;
+    Batch b;
+    memset(&b, 0, sizeof(b));
+    b.pairwise = 1;
+    PyObject *result = NULL;
+    Py_ssize_t n_texts = PyList_GET_SIZE(text_list), n_groups4, n_members;
+    int64_t *kept = NULL;
+    if (parse_options(metric, options, tok13a, &b.o) < 0 ||
+        int64_buffer(&groups, &n_groups4, "groups") < 0 ||
+        int64_buffer(&members, &n_members, "members") < 0)
+        goto done;
+    if (threads < 1 || n_groups4 % 4 != 0) {
+        PyErr_SetString(PyExc_ValueError, "batch: threads >= 1, 4 numbers per group");
+        goto done;
+    }
+    b.members = members.buf;
+    for (Py_ssize_t i = 0; i < n_members; i++)
+        if (b.members[i] < 0 || b.members[i] >= n_texts) {
+            PyErr_Format(PyExc_ValueError, "batch: member %zd is out of range", i);
+            goto done;
+        }
+    /* the groups that hold cells, their first cell and first block */
+    Py_ssize_t n_all = n_groups4 / 4, cells = 0, blocks = 0;
+    const int64_t *all = groups.buf;
+    kept = PyMem_RawMalloc((size_t)(4 * n_all + 4) * sizeof(int64_t));
+    b.cell_at = PyMem_RawMalloc((size_t)(n_all + 1) * sizeof(Py_ssize_t));
+    b.block_at = PyMem_RawMalloc((size_t)(n_all + 1) * sizeof(Py_ssize_t));
+    if (kept == NULL || b.cell_at == NULL || b.block_at == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t rows_per_block = 0;
+    for (Py_ssize_t g = 0; g < n_all; g++) {
+        const int64_t *G = all + 4 * g;
+        if (G[0] < 0 || G[1] < 0 || G[2] < 0 || G[3] < 0 || G[0] + G[1] > n_members ||
+            G[2] + G[3] > n_members) {
+            PyErr_Format(PyExc_ValueError, "batch: group %zd is out of range", g);
+            goto done;
+        }
+        if (G[1] == 0 || G[3] == 0)
+            continue;
+        if (G[3] > PY_SSIZE_T_MAX / 16 / G[1] - cells) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        Py_ssize_t rows = block_rows((Py_ssize_t)G[3]);
+        if (rows_per_block == 0 || rows < rows_per_block)
+            rows_per_block = rows;
+        memcpy(kept + 4 * b.n_groups, G, 4 * sizeof(int64_t));
+        b.cell_at[b.n_groups++] = cells;
+        cells += (Py_ssize_t)(G[1] * G[3]);
+    }
+    /* one block size for every group keeps block -> group arithmetic simple */
+    b.block_rows = rows_per_block ? rows_per_block : 1;
+    for (Py_ssize_t g = 0; g < b.n_groups; g++) {
+        b.block_at[g] = blocks;
+        blocks += (Py_ssize_t)((kept[4 * g + 1] + b.block_rows - 1) / b.block_rows);
+    }
+    b.block_at[b.n_groups] = blocks;
+    b.groups = kept;
+    b.n_jobs = cells;
+    b.n_items = blocks;
+    if (out_buffer(&out, cells) < 0)
+        goto done;
+    b.out = out.buf;
+    b.texts = PyMem_RawCalloc((size_t)(n_texts + 1), sizeof(PyObject *));
+    if (b.texts == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n_texts; i++) { /* owned before any allocation of an object */
+        b.texts[i] = PyList_GET_ITEM(text_list, i);
+        Py_INCREF(b.texts[i]);
+    }
+    for (Py_ssize_t i = 0; i < n_texts; i++)
+        if (!PyUnicode_Check(b.texts[i])) {
+            PyErr_Format(PyExc_TypeError, "batch: text %zd is not a str", i);
+            goto done;
+        }
+    result = run_batch(&b, threads);
+done:
+    release_objects(b.texts, n_texts);
+    PyMem_RawFree(kept);
+    PyMem_RawFree(b.cell_at);
+    PyMem_RawFree(b.block_at);
+    PyBuffer_Release(&groups);
+    PyBuffer_Release(&members);
+    PyBuffer_Release(&out);
+    return result;
+}
