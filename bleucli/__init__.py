@@ -40,6 +40,7 @@ _LAZY = {
     "install_as_sacrebleu": "bleucli.install",
     "ENGINE": "bleucli.native",
     "uninstall_sacrebleu": "bleucli.install",
+    "resegment": "bleucli.mwer",
 }
 
 __all__ = ["__version__", *_LAZY]

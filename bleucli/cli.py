@@ -87,6 +87,7 @@ def expand_variadic(argv: Sequence[str]) -> list[str]:
     "             bleucli analyze REFS -i A B --html report.html   (where systems differ)\n"
     "             bleucli plot scores REFS -i A B -o scores.pdf    (figures for papers)\n"
     "             bleucli mbr -i A B C > chosen.txt              (MBR: pick per line)\n"
+    "             bleucli resegment REF -i unsegmented.txt         (realign lines)\n"
     "Run `bleucli SUBCOMMAND --help` for each one's options.\n"
     "\b\nEnvironment: BLEUCLI_FORMAT (default -f), BLEUCLI_SEED (resampling seed, or "
     "'none'),\n"
@@ -343,6 +344,24 @@ def expand_variadic(argv: Sequence[str]) -> list[str]:
     "rank ranges, all-pairs paired tests (Holm-corrected) and significance "
     "clusters.",
 )
+@click.option(
+    "--resegment",
+    is_flag=True,
+    help="Outputs whose lines do not match the references (speech translation, "
+    "document-level output): realign each system to the reference lines by "
+    "minimum-WER alignment, per document with --docids (needs bleucli[reseg]).",
+)
+@click.option(
+    "--resegment-tokenize",
+    type=click.Choice(["none", "13a", "char"]),
+    help="Alignment tokenisation (default: char for zh/ja and other scripts without "
+    "spaces, else 13a).",
+)
+@click.option(
+    "--resegment-output",
+    metavar="FILE",
+    help="Also write the resegmented output, one line per reference line.",
+)
 @click.version_option(
     __version__,
     "-V",
@@ -409,6 +428,9 @@ def command(ctx: click.Context, **params: Any) -> None:
         segment_scores=params["segment_scores"],
         docids=params["docids"],
         rank=params["rank"],
+        resegment=params["resegment"],
+        resegment_tokenize=params["resegment_tokenize"],
+        resegment_output=params["resegment_output"],
         bleu={
             "tokenize": params["tokenize"],
             "lowercase": params["lowercase"],
@@ -808,6 +830,17 @@ def _analysis_options(function):
                 "--docids", metavar="FILE|testset", help="Document ids: per-document scores."
             ),
             click.option(
+                "--resegment",
+                is_flag=True,
+                help="Realign outputs whose lines do not match the references "
+                "(see bleucli --help).",
+            ),
+            click.option(
+                "--resegment-tokenize",
+                type=click.Choice(["none", "13a", "char"]),
+                help="Alignment tokenisation (default by target language).",
+            ),
+            click.option(
                 "-nr",
                 "--num-refs",
                 type=int,
@@ -856,6 +889,8 @@ def _analysis_request(params: dict[str, Any], fmt: str) -> Any:
         quiet=params["quiet"],
         segment_scores=params["segment_scores"],
         docids=params["docids"],
+        resegment=params["resegment"],
+        resegment_tokenize=params["resegment_tokenize"],
         testsets_files=params["testsets_files"],
         offline=params["offline"],
         explicit=explicit,
@@ -975,6 +1010,61 @@ STATS_HELP = """Usage: bleucli stats [REFS]... -i HYP [SCORING OPTIONS]
 """
 
 
+@click.command(name="resegment", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("refs", nargs=-1, metavar="[REF]...")
+@click.option("-i", "--input", "hypothesis", metavar="FILE", help="The output to realign.")
+@click.option("-t", "--test-set", metavar="NAME", help="Take the reference from a test set.")
+@click.option("-l", "--language-pair", metavar="SRC-TRG", help="The test set's language pair.")
+@click.option(
+    "--docids",
+    metavar="FILE|testset",
+    help="Document id of every reference line: the output then has one line per "
+    "document (or one per reference line), each aligned within its document.",
+)
+@click.option(
+    "--tokenize",
+    "resegment_tokenize",
+    type=click.Choice(["none", "13a", "char"]),
+    help="Alignment tokenisation (default: char for zh/ja and other scripts without "
+    "spaces, else 13a).",
+)
+@click.option("-o", "--output", metavar="FILE", help="Write the segments here (default: stdout).")
+@click.option(
+    "-e", "--encoding", default="utf-8", show_default=True, help="Encoding of input files."
+)
+@click.option("--offline", is_flag=True, help="Never use the network.")
+@click.option("-q", "--quiet", is_flag=True, help="No summary line on stderr.")
+def resegment_command(
+    refs: tuple[str, ...],
+    hypothesis: str | None,
+    output: str | None,
+    quiet: bool,
+    **params: Any,
+) -> None:
+    """Cut an output whose lines do not match the reference into one segment per
+    reference line (minimum-WER alignment, as mwerSegmenter; needs bleucli[reseg]).
+
+    \b
+      bleucli resegment ref.de -i unsegmented.de > resegmented.de
+      bleucli resegment ref.de -i per-document.de --docids docids.txt -o resegmented.de
+    """
+    from bleucli.commands.request import Options
+    from bleucli.commands.resegment import run
+
+    _configure_logging(quiet)
+    options = Options(
+        refs=refs,
+        inputs=(hypothesis,) if hypothesis else (),
+        resegment=True,
+        resegment_output=output,
+        quiet=quiet,
+        **params,
+    )
+    text = run(options)
+    if text:
+        click.echo(text, nl=False)
+
+
 def _stats_main(args: list[str]) -> list[str]:
     """``bleucli stats ...`` is the main command writing statistics instead of scores."""
     return ["--emit-stats", *args]
@@ -987,6 +1077,7 @@ SUBCOMMANDS = {
     "analyze": analyze_command,
     "plot": plot_command,
     "mbr": mbr_command,
+    "resegment": resegment_command,
 }
 
 

@@ -39,6 +39,7 @@ _COMMON_KEYS = {
     "ar": "ar",
     "seed": "seed",
     "rs": "seed",
+    "reseg": "reseg",
 }
 #: Metric-specific spellings (they reuse letters: ``s`` is smooth for BLEU, space for chrF).
 _METRIC_KEYS = {

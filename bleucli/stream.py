@@ -114,7 +114,9 @@ def _length_error(hyp: LineReader, ref: LineReader) -> InputError:
         if count == 0:
             return InputError(f"{reader.path}: empty file, nothing to score")
     return InputError(
-        f"line counts differ: {hyp.path} has {hyp_count} lines, {ref.path} has {ref_count}"
+        f"line counts differ: {hyp.path} has {hyp_count} lines, {ref.path} has {ref_count}; "
+        f"if the output's lines do not match the reference lines (speech translation, "
+        f"document-level output), add --resegment"
     )
 
 

@@ -24,11 +24,18 @@ def load(options: Options, source: str | None) -> Inputs:
         testset_signature_fields,
     )
     from bleucli.commands.request import validate
+    from bleucli.commands.resegment import check_options
     from bleucli.commands.score import _segment_metrics, build_metrics
 
     validate(options)
+    check_options(options)
     references = load_references(options)
     systems = load_systems(options)
+    alignment = None
+    if options.resegment:
+        from bleucli.commands.resegment import resegment_systems
+
+        systems, alignment = resegment_systems(options, systems, references)
     for system in systems:
         check_same_length(system, references)
     names = [s.name for s in systems]
@@ -37,6 +44,10 @@ def load(options: Options, source: str | None) -> Inputs:
     metrics: dict[str, Any] = build_metrics(options, [r.lines for r in references])
     if options.segment_scores:
         metrics.update(_segment_metrics(options, systems, len(references)))
+    if alignment is not None:
+        from bleucli.commands.resegment import mark
+
+        mark(metrics, alignment)
     sources = None
     if source is not None:
         sources = read_file(source, options.encoding).lines

@@ -52,6 +52,23 @@ def _column_signature(record: ScoreRecord) -> str:
     )
 
 
+def _refuse_mixed_alignments(
+    signatures: dict[tuple[str, str], set[str]], label: dict[tuple[str, str], str]
+) -> None:
+    """A resegmented score (``reseg:``) next to a line-aligned one, or one aligned another
+    way, measures something else: such a column is an error, not a warning."""
+    from bleucli.results import signature_fields
+
+    for column, sigs in signatures.items():
+        ways = {signature_fields(sig).get("reseg", "none (line-aligned)") for sig in sigs}
+        if len(ways) > 1:
+            raise InputError(
+                f"{label[column]} mixes outputs aligned differently to the references "
+                f"(reseg: {', '.join(sorted(ways))}); score every system the same way, "
+                f"all with --resegment or none"
+            )
+
+
 def build_report(request: ReportRequest) -> str:
     """Render systems x (test set, metric) scores with one signature line per metric."""
     from bleucli.formats import notes, table
@@ -84,6 +101,7 @@ def build_report(request: ReportRequest) -> str:
                 signatures.setdefault(column, set()).add(signature)
     mixed_columns = [c for c, sigs in signatures.items() if len(sigs) > 1]
     label = {c: f"{c[1]} ({c[0]})" if c[0] != "-" else c[1] for c in columns}
+    _refuse_mixed_alignments(signatures, label)
     for column in mixed_columns:
         logger.warning(
             f"{label[column]} mixes different signatures; those scores are not "

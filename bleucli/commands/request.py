@@ -51,6 +51,9 @@ class Options:
     segment_scores: tuple[str, ...] = ()
     docids: str | None = None
     rank: bool = False
+    resegment: bool = False
+    resegment_tokenize: str | None = None
+    resegment_output: str | None = None
 
     def __init__(self, **values: Any) -> None:
         self.bleu: dict[str, Any] = {}

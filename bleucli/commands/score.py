@@ -160,6 +160,8 @@ def apply_signatures(options: Options) -> tuple[dict[str, int], list[str]]:
                     f"the signature was made with seed:{seed}; "
                     f"set BLEUCLI_SEED={seed} to reproduce it"
                 )
+        if "reseg" in parsed.fields:
+            _apply_resegment_field(parsed.fields["reseg"], options)
         for key, attribute in TESTSET_FIELDS.items():
             if key in parsed.fields:
                 given = getattr(options, attribute)
@@ -188,6 +190,26 @@ def apply_signatures(options: Options) -> tuple[dict[str, int], list[str]]:
             except ValueError:
                 raise UsageError(f"signature field nrefs:{nrefs} is not a number") from None
     return expected, notices
+
+
+def _apply_resegment_field(value: str, options: Options) -> None:
+    """``reseg:mwer-TOKENIZE``: the output was realigned, with that tokenisation."""
+    from bleucli.mwer import TOKENIZERS
+
+    method, _, tokenize = value.partition("-")
+    if method != "mwer" or tokenize not in TOKENIZERS:
+        raise UsageError(
+            f"--from-signature: reseg:{value} is not a resegmentation bleucli knows "
+            f"(mwer-{'|mwer-'.join(TOKENIZERS)})"
+        )
+    given = options.resegment_tokenize
+    if given is not None and given != tokenize:
+        raise ConfigError(
+            f"--resegment-tokenize {given} conflicts with --from-signature, which sets "
+            f"reseg:{value}"
+        )
+    options.resegment = True
+    options.resegment_tokenize = tokenize
 
 
 def metric_specs(options: Options) -> dict[str, tuple[type[Metric], dict[str, Any]]]:
@@ -228,6 +250,7 @@ def can_stream(options: Options) -> bool:
         and not options.segment_scores
         and not options.rank
         and options.docids is None
+        and not options.resegment
     )
 
 
@@ -386,6 +409,9 @@ def run(options: Options) -> str:
         logger.info(notice)
     if options.language_pair is not None and "-" not in options.language_pair:
         raise UsageError(f"language pair {options.language_pair!r} is not of the form src-trg")
+    from bleucli.commands.resegment import check_options
+
+    check_options(options)
     if can_stream(options):
         from bleucli.commands.inputs import _file_reference_count
 
@@ -404,15 +430,19 @@ def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
         testset_signature_fields,
     )
     from bleucli.formats import multi_system, single_system
-    from bleucli.io import check_same_length
     from bleucli.results import Result
 
     ref_sources = load_references(options)
     _check_signature_nrefs(expected_refs, len(ref_sources))
     full_systems = load_systems(options)
+    alignment = None
+    if options.resegment:
+        from bleucli.commands.resegment import resegment_systems
+
+        full_systems, alignment = resegment_systems(options, full_systems, ref_sources)
     systems = filter_systems(options, full_systems, len(ref_sources[0].lines))
     for system in systems:
-        check_same_length(system, ref_sources)
+        _check_lines(system, ref_sources)
     if options.test_set is not None and options.bleu.get("tokenize") == "none":
         logger.warning(
             "You are turning off BLEU's internal tokenizer presumably to supply "
@@ -422,13 +452,19 @@ def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
     metrics: dict[str, Metric] = build_metrics(options, [s.lines for s in ref_sources])
     if options.segment_scores:
         metrics.update(_segment_metrics(options, systems, len(ref_sources)))
+    if alignment is not None:
+        from bleucli.commands.resegment import mark
+
+        mark(metrics, alignment)
     testset_fields = testset_signature_fields(options)
+    # With --resegment the document ids say what to align; per-document scores need -d.
+    by_documents = options.docids is not None and (not options.resegment or options.detail)
     modes = [
         name
         for name, on in (
             ("--sentence-level", options.sentence_level),
             ("--rank", options.rank),
-            ("--docids", options.docids is not None),
+            ("--docids", by_documents),
             (
                 "--paired-bs/--paired-ar",
                 (options.paired_bs or options.paired_ar) and not options.rank,
@@ -444,7 +480,7 @@ def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
         from bleucli.commands.sentence import sentence_level
 
         return sentence_level(options, metrics, systems, testset_fields)
-    if options.docids is not None:
+    if by_documents:
         from bleucli.commands.documents import by_document
 
         return by_document(options, metrics, systems, testset_fields, len(ref_sources[0].lines))
@@ -504,6 +540,19 @@ def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
         return single_system(results, options.fmt, options.width, options.score_only, options.short)
     logger.info(f"Found {len(systems)} systems.")
     return multi_system(results, options.fmt, options.width, options.short)
+
+
+def _check_lines(system: TextSource, references: list[TextSource]) -> None:
+    """Same line counts, else an error that points at ``--resegment``."""
+    from bleucli.io import check_same_length
+
+    try:
+        check_same_length(system, references)
+    except InputError as err:
+        raise InputError(
+            f"{err}; if the output's lines do not match the reference lines (speech "
+            f"translation, document-level output), add --resegment"
+        ) from None
 
 
 def _segment_metrics(

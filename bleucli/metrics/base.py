@@ -91,6 +91,7 @@ class Signature:
         "ar": "ar",
         "seed": "rs",
         "corr": "corr",
+        "reseg": "reseg",
     }
 
     def __init__(
@@ -346,6 +347,9 @@ class Metric(ABC):
     higher_is_better: bool = True
     #: Abbreviations of the metric's own signature fields for ``--short``.
     signature_abbreviations: dict[str, str] = {}
+    #: Fields a command adds to the signature (``reseg``: how the output was realigned);
+    #: replaced, never mutated, so the class default stays empty.
+    signature_extras: dict[str, str] = {}
     #: True when all statistics are integers, so partial sums add up exactly in any order.
     integer_stats: bool = False
     #: True when ``stats_rows_many`` shares work between systems (a batch engine), so that
@@ -561,6 +565,8 @@ class Metric(ABC):
         signature = Signature(self.num_refs, self.signature_fields(), self.signature_abbreviations)
         signature.update("bs", self.n_bootstrap)
         signature.update("seed", self.seed)
+        for key, value in self.signature_extras.items():
+            signature.update(key, value)
         return signature
 
     def _config_key(self) -> str:
