@@ -1033,6 +1033,14 @@ STATS_HELP = """Usage: bleucli stats [REFS]... -i HYP [SCORING OPTIONS]
     "-e", "--encoding", default="utf-8", show_default=True, help="Encoding of input files."
 )
 @click.option("--offline", is_flag=True, help="Never use the network.")
+@click.option(
+    "-j",
+    "--jobs",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Worker processes for many documents (0: one per CPU); same output for any number.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No summary line on stderr.")
 def resegment_command(
     refs: tuple[str, ...],
@@ -1048,13 +1056,15 @@ def resegment_command(
       bleucli resegment ref.de -i unsegmented.de > resegmented.de
       bleucli resegment ref.de -i per-document.de --docids docids.txt -o resegmented.de
     """
-    from bleucli.commands.request import Options
+    from bleucli.commands.request import Options, check_range
     from bleucli.commands.resegment import run
 
     _configure_logging(quiet)
+    check_range("-j/--jobs", params["jobs"], 0, 1_000_000)
     options = Options(
         refs=refs,
         inputs=(hypothesis,) if hypothesis else (),
+        explicit={"jobs"},
         resegment=True,
         resegment_output=output,
         quiet=quiet,

@@ -28,6 +28,7 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from bleucli.errors import ConfigError, InputError, MissingExtraError
@@ -48,39 +49,46 @@ DEFAULT_MAX_CELLS = 4 * 10**9
 Span = tuple[int, int]
 
 
-def _spans_none(text: str) -> list[Span]:
-    """Whitespace-separated words."""
-    return [m.span() for m in _WORD.finditer(text)]
-
-
-def _spans_char(text: str) -> list[Span]:
+def _words_char(text: str) -> list[str]:
     """Every character but whitespace (Chinese, Japanese and other scripts without spaces)."""
-    return [(i, i + 1) for i, c in enumerate(text) if not c.isspace()]
+    return [c for c in text if not c.isspace()]
 
 
-def _spans_13a(text: str) -> list[Span]:
+def _words_13a(text: str) -> list[str]:
     """13a's punctuation rules (rule 3 of mteval-v13a) inside the text's own words: they only
     insert spaces, so the tokens, in order, are consecutive pieces of the original words."""
     from bleucli.tokenizers.mteval import split_western_punctuation
 
-    spans: list[Span] = []
+    return split_western_punctuation(f" {text} ").split()
+
+
+#: Alignment tokenisers (``--resegment-tokenize``): text -> its tokens, which are, in order,
+#: consecutive non-space pieces of the text (so each keeps its place: :func:`spans`).
+TOKENIZERS: dict[str, Callable[[str], list[str]]] = {
+    "none": str.split,
+    "13a": _words_13a,
+    "char": _words_char,
+}
+
+
+_NON_SPACE = re.compile(r"\S+")
+
+
+def spans(text: str, tokens: Sequence[str], tokenize: str = "") -> list[Span]:
+    """Where each token of ``text`` (by ``tokenize``, or any of them) starts and ends."""
+    if tokenize == "none":
+        return [m.span() for m in _NON_SPACE.finditer(text)]
+    if tokenize == "char":
+        return [(i, i + 1) for i, c in enumerate(text) if not c.isspace()]
+    out: list[Span] = []
     position = 0
-    for token in split_western_punctuation(f" {text} ").split():
+    for token in tokens:
         while text[position].isspace():
             position += 1
-        spans.append((position, position + len(token)))
+        out.append((position, position + len(token)))
         position += len(token)
-    return spans
+    return out
 
-
-_WORD = re.compile(r"\S+")
-
-#: Alignment tokenisers (``--resegment-tokenize``): text -> token spans.
-TOKENIZERS: dict[str, Callable[[str], list[Span]]] = {
-    "none": _spans_none,
-    "13a": _spans_13a,
-    "char": _spans_char,
-}
 
 #: Target languages written without spaces between words.
 _NO_SPACE_LANGUAGES = {"zh", "ja", "th", "lo", "km", "my", "bo"}
@@ -116,7 +124,6 @@ def signature_value(tokenize: str) -> str:
 
 # ---------------------------------------------------------------- engine
 
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _engine_lock = threading.Lock()
 _engine_class: Any = None
 
@@ -137,7 +144,8 @@ def _load_engine() -> Any:
     if spec is None or not spec.submodule_search_locations:
         raise MissingExtraError("resegmentation (--resegment)", "reseg", "mweralign")
     module: Any = None
-    for folder in spec.submodule_search_locations:
+    folders = list(spec.submodule_search_locations)
+    for folder in folders:
         for name in sorted(os.listdir(folder)):
             if name.startswith("_mweralign.") and name.endswith((".so", ".pyd")):
                 path = os.path.join(folder, name)
@@ -150,23 +158,25 @@ def _load_engine() -> Any:
             break
     if module is None:  # an unusual layout: the package's own import path
         module = importlib.import_module("mweralign._mweralign")
-    _check_version()
+    _check_version(folders[0])
     _engine_class = module.MwerSegmenter
     return _engine_class
 
 
-def _check_version() -> None:
-    from importlib.metadata import PackageNotFoundError, version
-
+def _check_version(folder: str) -> None:
+    """Warn when the engine is not the version the results are identical to (read from the
+    installed distribution's folder name: importlib.metadata costs a tenth of a second)."""
     from bleucli.log import logger
 
-    try:
-        found = version("mweralign")
-    except PackageNotFoundError:  # pragma: no cover - a source checkout on the path
-        return
-    if found != MWERALIGN_VERSION:
+    parent = os.path.dirname(folder.rstrip(os.sep))
+    found = [
+        name[len("mweralign-") : -len(".dist-info")]
+        for name in os.listdir(parent)
+        if name.startswith("mweralign-") and name.endswith(".dist-info")
+    ]
+    if found and MWERALIGN_VERSION not in found:
         logger.warning(
-            f"mweralign {found} is installed; bleucli's resegmentation is tested against "
+            f"mweralign {found[0]} is installed; bleucli's resegmentation is tested against "
             f"{MWERALIGN_VERSION} (`pip install 'bleucli[reseg]'` installs it)"
         )
 
@@ -189,47 +199,42 @@ class _QuietStderr:
         os.close(self.saved)
 
 
-def _token_ids(texts: Sequence[str], spans: Sequence[Sequence[Span]], ids: dict[str, str]) -> str:
-    """The texts' tokens as neutral engine words (equal case-folded tokens, equal words),
-    one line per text."""
-    lines = []
-    for text, text_spans in zip(texts, spans):
-        words = []
-        for start, end in text_spans:
-            key = text[start:end].translate(_ASCII_LOWER)
-            word = ids.get(key)
-            if word is None:
-                word = ids[key] = f"w{len(ids):x}"
-            words.append(word)
-        lines.append(" ".join(words))
-    return "\n".join(lines)
+def _engine_texts(lines: Sequence[Sequence[str]]) -> list[str]:
+    """Token lines as neutral engine words: tokens equal up to ASCII case (as mwerSegmenter
+    compares them) get the same name, and no name is special to the engine."""
+    # bytes.lower() folds A-Z only, like the engine; tokens hold no whitespace
+    keys = [
+        " ".join(tokens).encode("utf-8", "surrogatepass").lower().split(b" ") if tokens else []
+        for tokens in lines
+    ]
+    vocabulary = dict.fromkeys(chain.from_iterable(keys))
+    names = {key: f"w{k:x}" for k, key in enumerate(vocabulary)}
+    return [" ".join(map(names.__getitem__, line)) for line in keys]
 
 
-def align_counts(hyp: str, hyp_spans: list[Span], refs: Sequence[str], tokenize: str) -> list[int]:
-    """Tokens of ``hyp`` that go to each reference line, by minimum-WER alignment."""
-    ref_spans = ref_spans_all = [TOKENIZERS[tokenize](line) for line in refs]
+def align_counts(hyp_tokens: Sequence[str], refs: Sequence[Sequence[str]]) -> list[int]:
+    """How many of the hypothesis tokens go to each reference line (its tokens), by
+    minimum-WER alignment."""
     # The engine reads its references line by line, so trailing empty lines do not exist
-    # for it: align to the lines up to the last one with words (at least one line), and
-    # give the rest empty segments.
-    kept = max((k + 1 for k, spans in enumerate(ref_spans) if spans), default=0)
+    # for it: align to the lines up to the last one with words, and give the rest empty
+    # segments.
+    kept = max((k + 1 for k, tokens in enumerate(refs) if tokens), default=0)
     if kept == 0:  # no reference words (mweralign 1.4.1 crashes on an empty reference)
-        return [len(hyp_spans)] + [0] * (len(refs) - 1)
-    refs, ref_spans = refs[:kept], ref_spans[:kept]
-    ids: dict[str, str] = {}
-    ref_text = _token_ids(refs, ref_spans, ids)
-    hyp_text = _token_ids([hyp], [hyp_spans], ids)
+        return [len(hyp_tokens)] + [0] * (len(refs) - 1)
+    *ref_lines, hyp_text = _engine_texts([*refs[:kept], hyp_tokens])
+    ref_text = "\n".join(ref_lines)
     segmenter_class = _load_engine()
-    with _engine_lock, _QuietStderr():
+    with _engine_lock:
         segmenter = segmenter_class()
         segmenter.set_tokenized(False)
         result = segmenter.mwerAlign(ref_text, hyp_text)
     counts = [len(line.split()) for line in result.split("\n")][:kept]
-    if len(counts) != kept or sum(counts) != len(hyp_spans):
+    if len(counts) != kept or sum(counts) != len(hyp_tokens):
         raise RuntimeError(  # never expected: the engine returned another segmentation
             f"the resegmentation engine returned {len(counts)} segments of {sum(counts)} "
-            f"tokens for {kept} reference lines and {len(hyp_spans)} tokens"
+            f"tokens for {kept} reference lines and {len(hyp_tokens)} tokens"
         )
-    return counts + [0] * (len(ref_spans_all) - kept)
+    return counts + [0] * (len(refs) - kept)
 
 
 # ---------------------------------------------------------------- documents
@@ -304,34 +309,74 @@ def resegment_documents(
     references: Sequence[str],
     tokenize: str,
     limits: tuple[int, int] = (DEFAULT_MAX_MEMORY, DEFAULT_MAX_CELLS),
+    jobs: int = 1,
 ) -> list[str]:
     """One hypothesis segment per reference line; every document is checked before any is
-    aligned."""
+    aligned. ``jobs``: worker processes for many documents (0: one per CPU)."""
+    if jobs == 0:
+        jobs = os.cpu_count() or 1
     check_tokenize(tokenize)
-    spans_of = TOKENIZERS[tokenize]
+    tokens_of = TOKENIZERS[tokenize]
     prepared = []
     for document in documents:
-        spans = spans_of(document.hypothesis)
-        if not spans:
+        hyp_tokens = tokens_of(document.hypothesis)
+        if not hyp_tokens:
             raise InputError(
                 f"{document.where}: no words to resegment; every document needs its "
                 f"translation (an empty output cannot be aligned)"
             )
-        ref_tokens = sum(len(spans_of(references[i])) for i in document.lines)
-        check_size(document, len(spans), ref_tokens, limits)
-        prepared.append((document, spans))
+        ref_tokens = [tokens_of(references[i]) for i in document.lines]
+        check_size(document, len(hyp_tokens), sum(map(len, ref_tokens)), limits)
+        prepared.append((document, hyp_tokens, ref_tokens))
     segments = [""] * len(references)
-    for document, spans in prepared:
-        counts = align_counts(
-            document.hypothesis, spans, [references[i] for i in document.lines], tokenize
-        )
+    work = [(hyp_tokens, ref_tokens) for _, hyp_tokens, ref_tokens in prepared]
+    for (document, hyp_tokens, _), counts in zip(prepared, _align_all(work, jobs)):
+        places = spans(document.hypothesis, hyp_tokens, tokenize)
         position = 0
         for index, count in zip(document.lines, counts):
             if count:
-                start, end = spans[position][0], spans[position + count - 1][1]
-                segments[index] = _LINE_BREAK.sub(" ", document.hypothesis[start:end])
+                start, end = places[position][0], places[position + count - 1][1]
+                piece = document.hypothesis[start:end]
+                segments[index] = _LINE_BREAK.sub(" ", piece) if "\n" in piece else piece
             position += count
     return segments
+
+
+#: Below this many alignment steps in all (about 50 ns each), worker processes cost more
+#: than they save.
+_PARALLEL_CELLS = 2_000_000
+
+
+def _align_all(work: list[tuple[list[str], list[list[str]]]], jobs: int) -> list[list[int]]:
+    """:func:`align_counts` of every document, on ``jobs`` forked worker processes when the
+    work is worth it (the engine holds the GIL, so threads would not help), the documents
+    shared out so that the workers finish together. Same results for any ``jobs``."""
+    _load_engine()  # a missing extra is the caller's error, not a worker's
+    cells = [len(hyp) * sum(map(len, refs)) for hyp, refs in work]
+    jobs = min(jobs, len(work), os.cpu_count() or 1)
+    with _QuietStderr():
+        if jobs <= 1 or sum(cells) < _PARALLEL_CELLS or not hasattr(os, "fork"):
+            return [align_counts(hyp, refs) for hyp, refs in work]
+        import multiprocessing
+
+        # largest first, each to the least loaded worker: one task per worker
+        bins: list[list[int]] = [[] for _ in range(jobs)]
+        loads = [0] * jobs
+        for k in sorted(range(len(work)), key=cells.__getitem__, reverse=True):
+            lightest = loads.index(min(loads))
+            bins[lightest].append(k)
+            loads[lightest] += cells[k] + 10_000  # and a little per call
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            results = pool.map(_align_many, [[work[k] for k in b] for b in bins])
+    out: list[list[int]] = [[] for _ in work]
+    for indices, counts_list in zip(bins, results):
+        for k, counts in zip(indices, counts_list):
+            out[k] = counts
+    return out
+
+
+def _align_many(work: list[tuple[list[str], list[list[str]]]]) -> list[list[int]]:
+    return [align_counts(hyp, refs) for hyp, refs in work]
 
 
 _LINE_BREAK = re.compile(r"\s*\n\s*")
@@ -346,6 +391,7 @@ def resegment(
     language: str | None = None,
     max_memory: int = DEFAULT_MAX_MEMORY,
     max_cells: int = DEFAULT_MAX_CELLS,
+    jobs: int = 1,
 ) -> list[str]:
     """Split ``hypothesis`` into one segment per reference line (minimum-WER alignment).
 
@@ -353,7 +399,8 @@ def resegment(
     reference line) it has one line per document in the order the documents first appear,
     or one line per reference line. ``tokenize`` is the alignment tokenisation (``none``,
     ``13a``, ``char``; default: ``char`` for ``language`` zh/ja and other scripts without
-    spaces, else ``13a``). Identical to mweralign 1.4.1 on the same tokens.
+    spaces, else ``13a``). ``jobs`` > 1 aligns documents in that many forked processes
+    (0: one per CPU). Identical to mweralign 1.4.1 on the same tokens.
     """
     if isinstance(hypothesis, str):
         hyp_lines = hypothesis.split("\n") if docids is not None else [hypothesis]
@@ -367,7 +414,7 @@ def resegment(
         tokenize = default_tokenize(language, refs)
     check_tokenize(tokenize)
     documents = plan_documents(hyp_lines, len(refs), ids, "hypothesis")
-    return resegment_documents(documents, refs, tokenize, (max_memory, max_cells))
+    return resegment_documents(documents, refs, tokenize, (max_memory, max_cells), jobs)
 
 
 def _strings(values: Any, argument: str) -> list[str]:

@@ -58,7 +58,7 @@ def engine_counts(refs: list[str], hyp_tokens: list[str]) -> list[int]:
 
 
 def tokens(text: str, tokenize: str) -> list[str]:
-    return [text[a:b] for a, b in mwer.TOKENIZERS[tokenize](text)]
+    return mwer.TOKENIZERS[tokenize](text)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -183,6 +183,21 @@ def test_the_engine_prints_nothing_and_the_caller_logging_is_untouched(capfd) ->
     captured = capfd.readouterr()
     assert captured.err == "" and captured.out == ""
     assert logging.getLogger().handlers == handlers
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet="ab1.,-(' \n\u00a0\u3000猫", max_size=40))
+def test_every_tokeniser_keeps_each_token_in_its_place(text: str) -> None:
+    for name, tokenize in mwer.TOKENIZERS.items():
+        words = tokenize(text)
+        assert [text[a:b] for a, b in mwer.spans(text, words)] == words, name
+        assert mwer.spans(text, words, name) == mwer.spans(text, words), name
+    # 13a here is 13a: the scoring tokeniser's tokens (on text without line breaks, which
+    # it joins, and entities, which it unescapes)
+    from bleucli.tokenizers.mteval import tokenize_13a_python
+
+    line = text.replace("\n", " ")
+    assert mwer.TOKENIZERS["13a"](line) == tokenize_13a_python(line).split()
 
 
 # ---------------------------------------------------------------- command line
@@ -342,3 +357,13 @@ def test_without_the_extra_the_option_says_how_to_get_it(tmp_path) -> None:
     assert result.returncode == 1
     assert "pip install 'bleucli[reseg]'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_worker_processes_give_the_same_segments(monkeypatch) -> None:
+    monkeypatch.setattr(mwer, "_PARALLEL_CELLS", 0)  # fork workers even for small work
+    documents = (EXAMPLES / "hyp.doc.de").read_text(encoding="utf-8").splitlines()
+    ids = (EXAMPLES / "docids.txt").read_text(encoding="utf-8").splitlines()
+    serial = bleucli.resegment(documents, REFS, docids=ids, jobs=1)
+    assert serial == HYPS
+    assert bleucli.resegment(documents, REFS, docids=ids, jobs=2) == serial
+    assert bleucli.resegment(documents, REFS, docids=ids, jobs=0) == serial
