@@ -12,7 +12,12 @@ from pathlib import Path
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-SOURCES = ["bleucli/_native.c", "bleucli/_native_ter.c", "bleucli/_native_batch.c"]
+SOURCES = [
+    "bleucli/_native.c",
+    "bleucli/_native_ter.c",
+    "bleucli/_native_batch.c",
+    "bleucli/_native_mwer.c",
+]
 #: Everything the core is built from, in the order bleucli/native.py hashes it.
 HASHED = [*SOURCES, "bleucli/_native.h"]
 

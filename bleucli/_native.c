@@ -1326,6 +1326,9 @@ static PyObject *tokenize_zh(PyObject *self, PyObject *arg) {
 
 
 static PyMethodDef methods[] = {
+    {"mwer_segment", bleucli_mwer_segment, METH_VARARGS,
+     "mwer_segment(hyp, rows, n_lines): words per reference line (int32 ids as bytes; rows: "
+     "the lines' ids, each line followed by -1), by minimum-WER alignment."},
     {"batch_aligned", bleucli_batch_aligned, METH_VARARGS,
      "batch_aligned(metric, hyps, streams, options, tok13a, threads, out): the sentence "
      "score of hyps[j] against streams[k][j] (None: missing) into out[j] (float64)."},

@@ -67,4 +67,7 @@ PyObject *bleucli_ter_edits(PyObject *self, PyObject *args);
 PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args);
 PyObject *bleucli_batch_pairwise(PyObject *self, PyObject *args);
 
+/* mwer_segment(hyp, rows, n_lines): minimum-WER segment lengths (bleucli/_native_mwer.c). */
+PyObject *bleucli_mwer_segment(PyObject *self, PyObject *args);
+
 #endif

@@ -349,7 +349,7 @@ def expand_variadic(argv: Sequence[str]) -> list[str]:
     is_flag=True,
     help="Outputs whose lines do not match the references (speech translation, "
     "document-level output): realign each system to the reference lines by "
-    "minimum-WER alignment, per document with --docids (needs bleucli[reseg]).",
+    "minimum-WER alignment, per document with --docids.",
 )
 @click.option(
     "--resegment-tokenize",
@@ -1033,14 +1033,6 @@ STATS_HELP = """Usage: bleucli stats [REFS]... -i HYP [SCORING OPTIONS]
     "-e", "--encoding", default="utf-8", show_default=True, help="Encoding of input files."
 )
 @click.option("--offline", is_flag=True, help="Never use the network.")
-@click.option(
-    "-j",
-    "--jobs",
-    type=int,
-    default=0,
-    show_default=True,
-    help="Worker processes for many documents (0: one per CPU); same output for any number.",
-)
 @click.option("-q", "--quiet", is_flag=True, help="No summary line on stderr.")
 def resegment_command(
     refs: tuple[str, ...],
@@ -1050,21 +1042,19 @@ def resegment_command(
     **params: Any,
 ) -> None:
     """Cut an output whose lines do not match the reference into one segment per
-    reference line (minimum-WER alignment, as mwerSegmenter; needs bleucli[reseg]).
+    reference line (minimum-WER alignment, identical to mweralign 1.4.1).
 
     \b
       bleucli resegment ref.de -i unsegmented.de > resegmented.de
       bleucli resegment ref.de -i per-document.de --docids docids.txt -o resegmented.de
     """
-    from bleucli.commands.request import Options, check_range
+    from bleucli.commands.request import Options
     from bleucli.commands.resegment import run
 
     _configure_logging(quiet)
-    check_range("-j/--jobs", params["jobs"], 0, 1_000_000)
     options = Options(
         refs=refs,
         inputs=(hypothesis,) if hypothesis else (),
-        explicit={"jobs"},
         resegment=True,
         resegment_output=output,
         quiet=quiet,

@@ -4,42 +4,40 @@ Speech translation systems segment audio themselves, and LLMs translating a docu
 or split sentences, so their lines do not match the reference lines. The standard fix
 (mwerSegmenter; Matusov et al., 2005) cuts the output's words into as many segments as the
 reference has lines, choosing the cut points that minimise the word error rate against the
-reference. Its dynamic programme is mweralign's (the ``bleucli[reseg]`` extra); bleucli adds
-the alignment tokenisation, document handling, bounds and the mapping back to the
-hypothesis' own text:
+reference. This module is that alignment, with segments identical to mweralign 1.4.1's on
+the same tokens (its dynamic programme and tie-breaking; the compiled core runs it, the
+Python engine below is the specification), plus:
 
 - the words are tokenised for alignment only (``none``: whitespace, ``13a``: 13a's
   punctuation rules, ``char``: every character) and each token keeps its place in the text,
   so a segment is the hypothesis text from its first to its last token (line breaks become
   spaces) -- never re-tokenised text;
-- tokens are compared case-insensitively as mwerSegmenter does (ASCII letters only), and
-  passed to the engine as neutral ids, so a reference word such as ``###`` (mweralign's
-  separator of alternative references) is just a word;
-- the work is O(hypothesis words x reference words) and the memory O(hypothesis words x
-  reference lines) per document: a document above either bound is refused before anything
-  is allocated.
+- tokens are compared case-insensitively as mwerSegmenter does (ASCII letters only), as
+  ids, so no word is special (mweralign reads ``###`` as a separator of alternative
+  references, and its boundary word ``</s>`` cannot be told from the text's);
+- the work is O(hypothesis words x (reference words + lines)) and the memory
+  O(hypothesis words x reference lines) per document: a document above either bound is
+  refused before anything is allocated.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
-from bleucli.errors import ConfigError, InputError, MissingExtraError
+from bleucli.errors import ConfigError, InputError
+from bleucli.native import native as _NATIVE
 
-#: The engine's version the results are identical to (the extra pins it).
+#: The mweralign version whose segments these are identical to (tests/test_resegment.py).
 MWERALIGN_VERSION = "1.4.1"
 
-#: Bytes of engine memory per (hypothesis token x reference line), measured on mweralign 1.4.1.
-_BYTES_PER_CELL = 12
-#: Default bounds of one document: engine memory, and hypothesis x reference tokens (about
-#: 40 ns each, so the default is a few minutes of work).
+#: Bytes of table per (hypothesis token x reference line): one 32-bit start position.
+_BYTES_PER_CELL = 4
+#: Default bounds of one document: table memory, and hypothesis tokens x reference rows
+#: (1-2 ns each in the compiled core, so the default is seconds of work there).
 DEFAULT_MAX_MEMORY = 2 * 1024**3
 DEFAULT_MAX_CELLS = 4 * 10**9
 
@@ -124,117 +122,102 @@ def signature_value(tokenize: str) -> str:
 
 # ---------------------------------------------------------------- engine
 
-_engine_lock = threading.Lock()
-_engine_class: Any = None
 
-
-def _load_engine() -> Any:
-    """mweralign's compiled segmenter, loaded without the package's ``__init__`` (which
-    imports SentencePiece and configures the root logger of the caller's program)."""
-    global _engine_class
-    if _engine_class is not None:
-        return _engine_class
-    import importlib
-    import importlib.util
-
-    try:
-        spec = importlib.util.find_spec("mweralign")
-    except (ImportError, ValueError):
-        spec = None
-    if spec is None or not spec.submodule_search_locations:
-        raise MissingExtraError("resegmentation (--resegment)", "reseg", "mweralign")
-    module: Any = None
-    folders = list(spec.submodule_search_locations)
-    for folder in folders:
-        for name in sorted(os.listdir(folder)):
-            if name.startswith("_mweralign.") and name.endswith((".so", ".pyd")):
-                path = os.path.join(folder, name)
-                ext = importlib.util.spec_from_file_location("mweralign._mweralign", path)
-                if ext is not None and ext.loader is not None:
-                    module = importlib.util.module_from_spec(ext)
-                    ext.loader.exec_module(module)
-                    break
-        if module is not None:
-            break
-    if module is None:  # an unusual layout: the package's own import path
-        module = importlib.import_module("mweralign._mweralign")
-    _check_version(folders[0])
-    _engine_class = module.MwerSegmenter
-    return _engine_class
-
-
-def _check_version(folder: str) -> None:
-    """Warn when the engine is not the version the results are identical to (read from the
-    installed distribution's folder name: importlib.metadata costs a tenth of a second)."""
-    from bleucli.log import logger
-
-    parent = os.path.dirname(folder.rstrip(os.sep))
-    found = [
-        name[len("mweralign-") : -len(".dist-info")]
-        for name in os.listdir(parent)
-        if name.startswith("mweralign-") and name.endswith(".dist-info")
-    ]
-    if found and MWERALIGN_VERSION not in found:
-        logger.warning(
-            f"mweralign {found[0]} is installed; bleucli's resegmentation is tested against "
-            f"{MWERALIGN_VERSION} (`pip install 'bleucli[reseg]'` installs it)"
-        )
-
-
-class _QuietStderr:
-    """Silence the engine's progress lines, which it writes to file descriptor 2."""
-
-    def __enter__(self) -> None:
-        import sys
-
-        with contextlib.suppress(AttributeError, ValueError, OSError):
-            sys.stderr.flush()
-        self.saved = os.dup(2)
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, 2)
-        os.close(null)
-
-    def __exit__(self, *exc: object) -> None:
-        os.dup2(self.saved, 2)
-        os.close(self.saved)
-
-
-def _engine_texts(lines: Sequence[Sequence[str]]) -> list[str]:
-    """Token lines as neutral engine words: tokens equal up to ASCII case (as mwerSegmenter
-    compares them) get the same name, and no name is special to the engine."""
-    # bytes.lower() folds A-Z only, like the engine; tokens hold no whitespace
+def word_ids(lines: Sequence[Sequence[str]]) -> list[list[int]]:
+    """Token lines as ids, equal for tokens equal up to ASCII case (mwerSegmenter compares
+    tokens lowercased byte by byte, so other letters keep their case)."""
     keys = [
         " ".join(tokens).encode("utf-8", "surrogatepass").lower().split(b" ") if tokens else []
         for tokens in lines
     ]
-    vocabulary = dict.fromkeys(chain.from_iterable(keys))
-    names = {key: f"w{k:x}" for k, key in enumerate(vocabulary)}
-    return [" ".join(map(names.__getitem__, line)) for line in keys]
+    vocabulary = {key: k for k, key in enumerate(dict.fromkeys(chain.from_iterable(keys)))}
+    return [list(map(vocabulary.__getitem__, line)) for line in keys]
+
+
+def segment_python(hyp: Sequence[int], lines: Sequence[Sequence[int]]) -> list[int]:
+    """Words of ``hyp`` per line of ``lines`` (at least one word and one line), minimising
+    the total edit distance: the specification of the compiled ``mwer_segment``.
+
+    One Levenshtein column per hypothesis word runs down all lines at once, each line
+    followed by a boundary row that closes it: the boundary's cost is the best cost of
+    ending that line at this word, and the next line starts from it. Every cell carries the
+    position where its line's segment started; boundary rows record it per (word, line),
+    and the segments are read back from the end. Ties are broken as mwerSegmenter breaks
+    them (a substitution only when strictly cheaper than both, then a deletion before an
+    insertion), and the column before the first word counts boundary rows as deletions as
+    its does, so that the segments are identical to mweralign 1.4.1's.
+    """
+    rows: list[int] = []
+    for line in lines:
+        rows.extend(line)
+        rows.append(_BOUNDARY)
+    n_rows, n_lines = len(rows), len(lines)
+    cost = list(range(n_rows + 1))  # the previous column
+    start = [0] * (n_rows + 1)
+    starts: list[list[int]] = []  # per word: where each line's segment started
+    for j, word in enumerate(hyp, start=1):
+        ends: list[int] = []
+        above_cost, above_start = j, 0  # this column, one row up
+        cost[0], start[0] = j - 1, 0
+        for i, ref in enumerate(rows, start=1):
+            if ref == _BOUNDARY:
+                ends.append(above_start)
+                here_cost, here_start = above_cost, j
+            else:
+                deletion = above_cost + 1
+                insertion = cost[i] + 1
+                substitution = cost[i - 1] + (ref != word)
+                if substitution < deletion and substitution < insertion:
+                    here_cost, here_start = substitution, start[i - 1]
+                elif substitution >= deletion and deletion <= insertion:
+                    here_cost, here_start = deletion, above_start
+                else:
+                    here_cost, here_start = insertion, start[i]
+            cost[i - 1], start[i - 1] = above_cost, above_start
+            above_cost, above_start = here_cost, here_start
+        cost[n_rows], start[n_rows] = above_cost, above_start
+        starts.append(ends)
+    counts = [0] * n_lines
+    end = len(hyp)
+    for s in range(n_lines - 1, 0, -1):
+        begin = starts[end - 1][s]
+        counts[s], end = end - begin, begin
+        if end == 0:  # the earlier lines get nothing
+            return counts
+    counts[0] = end
+    return counts
+
+
+#: The boundary row's id (no word id is negative).
+_BOUNDARY = -1
+
+
+def _segment_native(hyp: Sequence[int], lines: Sequence[Sequence[int]]) -> list[int]:
+    from array import array
+
+    rows = array("i")
+    for line in lines:
+        rows.extend(line)
+        rows.append(_BOUNDARY)
+    assert _NATIVE is not None
+    counts: list[int] = _NATIVE.mwer_segment(array("i", hyp).tobytes(), rows.tobytes(), len(lines))
+    return counts
+
+
+def _engine() -> Callable[[Sequence[int], Sequence[Sequence[int]]], list[int]]:
+    return _segment_native if _NATIVE is not None else segment_python
 
 
 def align_counts(hyp_tokens: Sequence[str], refs: Sequence[Sequence[str]]) -> list[int]:
     """How many of the hypothesis tokens go to each reference line (its tokens), by
     minimum-WER alignment."""
-    # The engine reads its references line by line, so trailing empty lines do not exist
-    # for it: align to the lines up to the last one with words, and give the rest empty
-    # segments.
+    # mweralign reads its references line by line, so trailing empty lines do not exist for
+    # it: align to the lines up to the last one with words, and give the rest empty segments
     kept = max((k + 1 for k, tokens in enumerate(refs) if tokens), default=0)
-    if kept == 0:  # no reference words (mweralign 1.4.1 crashes on an empty reference)
+    if kept == 0:  # no reference words: everything to the first line
         return [len(hyp_tokens)] + [0] * (len(refs) - 1)
-    *ref_lines, hyp_text = _engine_texts([*refs[:kept], hyp_tokens])
-    ref_text = "\n".join(ref_lines)
-    segmenter_class = _load_engine()
-    with _engine_lock:
-        segmenter = segmenter_class()
-        segmenter.set_tokenized(False)
-        result = segmenter.mwerAlign(ref_text, hyp_text)
-    counts = [len(line.split()) for line in result.split("\n")][:kept]
-    if len(counts) != kept or sum(counts) != len(hyp_tokens):
-        raise RuntimeError(  # never expected: the engine returned another segmentation
-            f"the resegmentation engine returned {len(counts)} segments of {sum(counts)} "
-            f"tokens for {kept} reference lines and {len(hyp_tokens)} tokens"
-        )
-    return counts + [0] * (len(refs) - kept)
+    *lines, hyp = word_ids([*refs[:kept], hyp_tokens])
+    return _engine()(hyp, lines) + [0] * (len(refs) - kept)
 
 
 # ---------------------------------------------------------------- documents
@@ -292,7 +275,7 @@ def check_size(document: Document, n_tokens: int, ref_tokens: int, limits: tuple
     """Refuse a document whose alignment would exceed the memory or work bound."""
     max_memory, max_cells = limits
     memory = n_tokens * len(document.lines) * _BYTES_PER_CELL
-    work = n_tokens * ref_tokens
+    work = n_tokens * (ref_tokens + len(document.lines))
     if memory > max_memory or work > max_cells:
         what = "one document" if not document.docid else f"document {document.docid}"
         raise InputError(
@@ -309,12 +292,9 @@ def resegment_documents(
     references: Sequence[str],
     tokenize: str,
     limits: tuple[int, int] = (DEFAULT_MAX_MEMORY, DEFAULT_MAX_CELLS),
-    jobs: int = 1,
 ) -> list[str]:
     """One hypothesis segment per reference line; every document is checked before any is
-    aligned. ``jobs``: worker processes for many documents (0: one per CPU)."""
-    if jobs == 0:
-        jobs = os.cpu_count() or 1
+    aligned."""
     check_tokenize(tokenize)
     tokens_of = TOKENIZERS[tokenize]
     prepared = []
@@ -329,8 +309,8 @@ def resegment_documents(
         check_size(document, len(hyp_tokens), sum(map(len, ref_tokens)), limits)
         prepared.append((document, hyp_tokens, ref_tokens))
     segments = [""] * len(references)
-    work = [(hyp_tokens, ref_tokens) for _, hyp_tokens, ref_tokens in prepared]
-    for (document, hyp_tokens, _), counts in zip(prepared, _align_all(work, jobs)):
+    for document, hyp_tokens, ref_tokens in prepared:
+        counts = align_counts(hyp_tokens, ref_tokens)
         places = spans(document.hypothesis, hyp_tokens, tokenize)
         position = 0
         for index, count in zip(document.lines, counts):
@@ -340,43 +320,6 @@ def resegment_documents(
                 segments[index] = _LINE_BREAK.sub(" ", piece) if "\n" in piece else piece
             position += count
     return segments
-
-
-#: Below this many alignment steps in all (about 50 ns each), worker processes cost more
-#: than they save.
-_PARALLEL_CELLS = 2_000_000
-
-
-def _align_all(work: list[tuple[list[str], list[list[str]]]], jobs: int) -> list[list[int]]:
-    """:func:`align_counts` of every document, on ``jobs`` forked worker processes when the
-    work is worth it (the engine holds the GIL, so threads would not help), the documents
-    shared out so that the workers finish together. Same results for any ``jobs``."""
-    _load_engine()  # a missing extra is the caller's error, not a worker's
-    cells = [len(hyp) * sum(map(len, refs)) for hyp, refs in work]
-    jobs = min(jobs, len(work), os.cpu_count() or 1)
-    with _QuietStderr():
-        if jobs <= 1 or sum(cells) < _PARALLEL_CELLS or not hasattr(os, "fork"):
-            return [align_counts(hyp, refs) for hyp, refs in work]
-        import multiprocessing
-
-        # largest first, each to the least loaded worker: one task per worker
-        bins: list[list[int]] = [[] for _ in range(jobs)]
-        loads = [0] * jobs
-        for k in sorted(range(len(work)), key=cells.__getitem__, reverse=True):
-            lightest = loads.index(min(loads))
-            bins[lightest].append(k)
-            loads[lightest] += cells[k] + 10_000  # and a little per call
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            results = pool.map(_align_many, [[work[k] for k in b] for b in bins])
-    out: list[list[int]] = [[] for _ in work]
-    for indices, counts_list in zip(bins, results):
-        for k, counts in zip(indices, counts_list):
-            out[k] = counts
-    return out
-
-
-def _align_many(work: list[tuple[list[str], list[list[str]]]]) -> list[list[int]]:
-    return [align_counts(hyp, refs) for hyp, refs in work]
 
 
 _LINE_BREAK = re.compile(r"\s*\n\s*")
@@ -391,7 +334,6 @@ def resegment(
     language: str | None = None,
     max_memory: int = DEFAULT_MAX_MEMORY,
     max_cells: int = DEFAULT_MAX_CELLS,
-    jobs: int = 1,
 ) -> list[str]:
     """Split ``hypothesis`` into one segment per reference line (minimum-WER alignment).
 
@@ -399,8 +341,7 @@ def resegment(
     reference line) it has one line per document in the order the documents first appear,
     or one line per reference line. ``tokenize`` is the alignment tokenisation (``none``,
     ``13a``, ``char``; default: ``char`` for ``language`` zh/ja and other scripts without
-    spaces, else ``13a``). ``jobs`` > 1 aligns documents in that many forked processes
-    (0: one per CPU). Identical to mweralign 1.4.1 on the same tokens.
+    spaces, else ``13a``). Identical to mweralign 1.4.1 on the same tokens.
     """
     if isinstance(hypothesis, str):
         hyp_lines = hypothesis.split("\n") if docids is not None else [hypothesis]
@@ -414,7 +355,7 @@ def resegment(
         tokenize = default_tokenize(language, refs)
     check_tokenize(tokenize)
     documents = plan_documents(hyp_lines, len(refs), ids, "hypothesis")
-    return resegment_documents(documents, refs, tokenize, (max_memory, max_cells), jobs)
+    return resegment_documents(documents, refs, tokenize, (max_memory, max_cells))
 
 
 def _strings(values: Any, argument: str) -> list[str]:

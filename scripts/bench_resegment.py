@@ -8,8 +8,8 @@ and Japanese targets, so `mweralign -m none` and `bleucli resegment --tokenize n
 identical input); they run in fresh processes of the benchmark environment, alternating pair
 by pair, and the ratio is the median of the per-pair wall-time ratios. The segments must be
 identical or the script fails. The last rows time the whole scoring run
-(`bleucli REF -i UNSEGMENTED --docids IDS --resegment -m bleu chrf`) and one document
-without document ids.
+(`bleucli REF -i UNSEGMENTED --docids IDS --resegment -m bleu chrf`) and a whole test set as
+one document (no document ids, as a speech system's output).
 
     python scripts/bench_resegment.py --venv /tmp/benchvenv [--repeats 3] [--write FILE]
 """
@@ -115,19 +115,17 @@ def main() -> int:
         task = f"whole run: score {pair} `--resegment --docids -m bleu chrf`"
         rows.append((task, n_lines, None, statistics.median(walls), None))
         print(f"  {rows[-1]}", file=sys.stderr)
-    # one document without ids: the first 300 lines of the first set
+    # one document without ids (a speech system's output of a whole test set): the first set
     first = sorted(XML.glob("wmttest2022.*.all.xml"))[0].name.split(".")[1]
     work = folder / first
-    ids_300 = (work / "docids").read_text(encoding="utf-8").splitlines()[:300]
     documents = (work / "unseg.tok").read_text(encoding="utf-8").splitlines()
-    refs_300 = (work / "ref.tok").read_text(encoding="utf-8").splitlines()[:300]
-    ref, hyp = work / "ref.300", work / "unseg.300"
-    ref.write_text("".join(f"{line}\n" for line in refs_300), encoding="utf-8")
-    hyp.write_text(" ".join(documents[: len(dict.fromkeys(ids_300))]) + "\n", encoding="utf-8")
+    ref, hyp = work / "ref.tok", work / "unseg.one"
+    hyp.write_text(" ".join(documents) + "\n", encoding="utf-8")
+    n_lines = len(ref.read_text(encoding="utf-8").splitlines())
     outs = (work / "one.mweralign", work / "one.bleucli")
     compare(
-        f"resegment {first}, first 300 lines as one document (vs mweralign)",
-        300,
+        f"resegment {first}, the whole set as one document (vs mweralign)",
+        n_lines,
         [mweralign, "-r", str(ref), "-t", str(hyp), "-m", "none", "-o", str(outs[0])],
         [bleucli, "resegment", str(ref), "-i", str(hyp), "--tokenize", "none", "-q"]
         + ["-o", str(outs[1])],

@@ -1,7 +1,8 @@
 """Coverage-guided fuzzing of the compiled core with atheris (``pip install atheris``).
 
 Every input (13a and zh tokenisation, BLEU and chrF statistics, TER edit counts, statistic
-sums, and the batch engine's aligned and pairwise sentence scores on 1-3 threads) is fed to
+sums, minimum-WER segmentation, and the batch engine's aligned and pairwise sentence scores
+on 1-3 threads) is fed to
 both engines; a crash, or any difference from the pure-Python engine (the specification), is
 a finding. Runs for a bounded number of inputs:
 
@@ -15,7 +16,7 @@ import sys
 import atheris
 
 with atheris.instrument_imports():
-    from bleucli import _native, batch
+    from bleucli import _native, batch, mwer
     from bleucli.metrics.bleu import BLEU
     from bleucli.metrics.chrf import CHRF
     from bleucli.metrics.ter_edit import translation_edit_rate
@@ -51,6 +52,14 @@ def one_input(data: bytes) -> None:
     hyp_ids = [fdp.ConsumeIntInRange(0, vocabulary) for _ in range(fdp.ConsumeIntInRange(0, 140))]
     expected_edits = translation_edit_rate([str(i) for i in hyp_ids], [str(i) for i in ref_ids])
     assert _native.ter_edits(hyp_ids, ref_ids) == expected_edits[0], (hyp_ids, ref_ids)
+    if hyp_ids:
+        lines, position = [], 0
+        while position < len(ref_ids):
+            size = fdp.ConsumeIntInRange(0, 12)
+            lines.append(ref_ids[position : position + size])
+            position += max(size, 1)
+        expected_counts = mwer.segment_python(hyp_ids, lines)
+        assert mwer._segment_native(hyp_ids, lines) == expected_counts, (hyp_ids, lines)
     rows = [[fdp.ConsumeIntInRange(0, 2**40) for _ in range(3)] for _ in range(4)]
     assert _native.sum_int_rows(rows) == [sum(column) for column in zip(*rows)]
     fuzz_batch(fdp, [hyp, line, *refs])

@@ -17,7 +17,8 @@ mode=valgrind
 if [ "${1:-}" = "--asan" ]; then mode=asan; shift; fi
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(tests/test_native.py tests/test_native_hostile.py
-                                      tests/test_batch_scoring.py tests/metrics/test_bleu_worked.py)
+                                      tests/test_batch_scoring.py tests/metrics/test_bleu_worked.py
+                                      tests/test_resegment.py)
 python=$(python3 -c 'import sys; print(sys.executable)')  # the interpreter, not a launcher
 
 if [ "$mode" = asan ]; then
@@ -30,10 +31,10 @@ if [ "$mode" = asan ]; then
     include=$("$python" -c "import sysconfig; print(sysconfig.get_paths()['include'])")
     suffix=$("$python" -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
     hash=$("$python" -c "import sys; sys.path.insert(0, 'bleucli'); import zlib; \
-data = b''.join(open(f'bleucli/{n}', 'rb').read() for n in ('_native.c', '_native_ter.c', '_native_batch.c', '_native.h')); \
+data = b''.join(open(f'bleucli/{n}', 'rb').read() for n in ('_native.c', '_native_ter.c', '_native_batch.c', '_native_mwer.c', '_native.h')); \
 print(f'{zlib.crc32(data):08x}-{len(data)}')")
     gcc $flags -std=c99 -shared -fPIC -I"$include" -DBLEUCLI_SOURCE_HASH="\"$hash\"" \
-        -pthread bleucli/_native.c bleucli/_native_ter.c bleucli/_native_batch.c \
+        -pthread bleucli/_native.c bleucli/_native_ter.c bleucli/_native_batch.c bleucli/_native_mwer.c \
         -o "$build/bleucli/_native$suffix" -lm
     preload="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
     # Python's own allocations are leaks to LeakSanitizer (interned objects live forever)

@@ -74,12 +74,10 @@ def resegment_systems(
 
         docids = document_ids(options, len(ref_lines))
     tokenize = alignment_tokenize(options, ref_lines)
-    # documents are independent: one worker per CPU unless -j says otherwise
-    jobs = options.jobs if "jobs" in options.explicit else 0
     plans = [plan_documents(s.lines, len(ref_lines), docids, s.name) for s in systems]
     resegmented = []
     for system, documents in zip(systems, plans):
-        lines = resegment_documents(documents, ref_lines, tokenize, jobs=jobs)
+        lines = resegment_documents(documents, ref_lines, tokenize)
         resegmented.append(TextSource(system.name, lines))
     if options.resegment_output:
         write_atomic(
