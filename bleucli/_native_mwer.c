@@ -114,6 +114,17 @@ PyObject *bleucli_mwer_segment(PyObject *self, PyObject *args) {
                         "mwer_segment: int32 word ids, at least one word and one line");
         goto done;
     }
+    {
+        /* every line closed by exactly one boundary row, the last row closing the last */
+        const int32_t *r = (const int32_t *)rows.buf;
+        Py_ssize_t boundaries = 0;
+        for (Py_ssize_t i = 0; i < n_rows; i++) boundaries += (r[i] == BOUNDARY);
+        if (n_rows < 1 || boundaries != n_lines || r[n_rows - 1] != BOUNDARY) {
+            PyErr_SetString(PyExc_ValueError,
+                            "mwer_segment: rows must hold n_lines lines, each ending with -1");
+            goto done;
+        }
+    }
     int32_t *counts = PyMem_Malloc((size_t)n_lines * sizeof(int32_t));
     if (counts == NULL) {
         PyErr_NoMemory();

@@ -388,3 +388,7 @@ def test_the_compiled_engine_refuses_malformed_input() -> None:
         mwer._NATIVE.mwer_segment(b"abc", b"", 1)
     with pytest.raises(ValueError, match="at least one word"):
         mwer._NATIVE.mwer_segment(b"", b"\xff\xff\xff\xff", 1)
+    word, boundary = (3).to_bytes(4, "little"), (-1).to_bytes(4, "little", signed=True)
+    for rows, n_lines in ((word, 1), (boundary, 2), (word + boundary + word, 1), (b"", 1)):
+        with pytest.raises(ValueError):  # a line never closed, or more lines than rows say
+            mwer._NATIVE.mwer_segment(word, rows, n_lines)
