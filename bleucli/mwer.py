@@ -122,6 +122,9 @@ def signature_value(tokenize: str) -> str:
 
 # ---------------------------------------------------------------- engine
 
+#: The boundary row's id (no word id is negative).
+_BOUNDARY = -1
+
 
 def word_ids(lines: Sequence[Sequence[str]]) -> list[list[int]]:
     """Token lines as ids, equal for tokens equal up to ASCII case (mwerSegmenter compares
@@ -145,7 +148,7 @@ def segment_python(hyp: Sequence[int], lines: Sequence[Sequence[int]]) -> list[i
     and the segments are read back from the end. Ties are broken as mwerSegmenter breaks
     them (a substitution only when strictly cheaper than both, then a deletion before an
     insertion), and the column before the first word counts boundary rows as deletions as
-    its does, so that the segments are identical to mweralign 1.4.1's.
+    mwerSegmenter's does, so that the segments are identical to mweralign 1.4.1's.
     """
     rows: list[int] = []
     for line in lines:
@@ -186,10 +189,6 @@ def segment_python(hyp: Sequence[int], lines: Sequence[Sequence[int]]) -> list[i
             return counts
     counts[0] = end
     return counts
-
-
-#: The boundary row's id (no word id is negative).
-_BOUNDARY = -1
 
 
 def _segment_native(hyp: Sequence[int], lines: Sequence[Sequence[int]]) -> list[int]:

@@ -270,7 +270,10 @@ def main() -> int:
                 loop if metric != "ter" else loop // 3,
                 repeats,
             )
-        big = run("bleucli", "memory", "chrf", paths["big"], 10)
+        big = run("bleucli", "memory", "chrf", paths["big"], 10)  # traced: memory only
+        big_seconds = statistics.median(
+            run("bleucli", "pairwise", "chrf", paths["big"], 10)["seconds"] for _ in range(repeats)
+        )
         mbr, mbr_lines = mbr_seconds(folder, repeats, args.quick)
     side = int(big["count"] ** 0.5)
     report = [
@@ -286,7 +289,7 @@ def main() -> int:
         "",
         f"`bleucli mbr` over 4 systems x {mbr_lines:,} lines (chrF, a fresh process, start-up "
         f"included): {mbr:.2f} s.",
-        f"Pairwise chrF of 1 x {side} x {side}: {big['seconds']:.2f} s, peak memory of the call "
+        f"Pairwise chrF of 1 x {side} x {side}: {big_seconds:.2f} s, peak memory of the call "
         f"{big['peak'] / 2**20:.0f} MiB (the matrix alone: {big['count'] * 8 / 2**20:.0f} MiB).",
     ]
     if rows.failures:
