@@ -392,3 +392,15 @@ def test_the_compiled_engine_refuses_malformed_input() -> None:
     for rows, n_lines in ((word, 1), (boundary, 2), (word + boundary + word, 1), (b"", 1)):
         with pytest.raises(ValueError):  # a line never closed, or more lines than rows say
             mwer._NATIVE.mwer_segment(word, rows, n_lines)
+
+
+def test_a_named_test_set_resegments_against_its_first_reference(cache_dir) -> None:
+    args = ["-t", "sample", "-l", "en-de", "-f", "json"]
+    result = run_cli([*args, "-i", UNSEGMENTED, "--resegment"])
+    assert result.exit_code == 0, result.stderr
+    assert "against the first reference" in result.stderr
+    got, want = json.loads(result.stdout), json.loads(run_cli([*args, "-i", HYP]).stdout)
+    assert got["score"] == want["score"]
+    assert got["reseg"] == "mwer-13a" and "test:sample" in got["signature"]
+    refused = run_cli([*args, "-i", UNSEGMENTED, "--resegment", "--docids", "testset"])
+    assert refused.exit_code == 1 and "no document ids" in refused.stderr
