@@ -662,23 +662,6 @@ static inline int can_match(const unsigned char *alive, Py_ssize_t i, Py_ssize_t
     return order == 1 || (alive[i] && alive[i + 1]);
 }
 
-static inline uint64_t mix(uint64_t h, uint64_t v) {
-    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    return h * 0xff51afd7ed558ccdULL;
-}
-
-/* MurmurHash3's finaliser: every input bit reaches the low bits a table slot is taken
-   from (a multiplicative hash alone carries bits upwards only, so keys differing in high
-   bits would share one chain). */
-static inline uint64_t spread(uint64_t h) {
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
-}
-
 /* The id of token (buffer, start, len), interning it if new. */
 static Py_ssize_t intern_token(Workspace *w, Py_ssize_t buffer, Py_ssize_t start, Py_ssize_t len) {
     const Py_UCS4 *text = w->buffers[buffer].data + start;

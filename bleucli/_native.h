@@ -8,6 +8,26 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <stdint.h>
+
+/* Hash steps shared by the token and n-gram tables of every compiled file: mix folds one
+   value into a running hash; spread is MurmurHash3's finaliser, so that every input bit
+   reaches the low bits a table slot is taken from (a multiplicative hash alone carries bits
+   upwards only, and keys differing in high bits would share one chain). */
+static inline uint64_t mix(uint64_t h, uint64_t v) {
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdULL;
+}
+
+static inline uint64_t spread(uint64_t h) {
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
 /* A str's code units, read by code that runs without the GIL (the caller owns the str). */
 typedef struct {
     int kind;

@@ -328,8 +328,6 @@ static void vocab_free(Vocab *v) {
     memset(v, 0, sizeof(*v));
 }
 
-static inline uint64_t spread(uint64_t h);
-
 static int vocab_rehash(Vocab *v, Py_ssize_t cap) {
     int32_t *slots = PyMem_RawCalloc((size_t)cap, sizeof(int32_t));
     if (slots == NULL)
@@ -409,20 +407,6 @@ static void prepared_free(Prepared *p) {
     PyMem_RawFree(p->slots);
     PyMem_RawFree(p->slot_at);
     memset(p, 0, sizeof(*p));
-}
-
-static inline uint64_t mix(uint64_t h, uint64_t v) {
-    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    return h * 0xff51afd7ed558ccdULL;
-}
-
-static inline uint64_t spread(uint64_t h) {
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
 }
 
 static inline Py_ssize_t table_cap(Py_ssize_t n) {

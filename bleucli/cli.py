@@ -77,6 +77,54 @@ def expand_variadic(argv: Sequence[str]) -> list[str]:
     return out
 
 
+def _chrf_ter_options(function: Any) -> Any:
+    """chrF's and TER's options, shared by the scoring command and ``bleucli mbr``."""
+    for decorator in reversed(
+        [
+            click.option(
+                "-cc",
+                "--chrf-char-order",
+                type=int,
+                default=6,
+                show_default=True,
+                help="chrF character n-gram order (0-100).",
+            ),
+            click.option(
+                "-cw",
+                "--chrf-word-order",
+                type=int,
+                default=0,
+                show_default=True,
+                help="chrF word n-gram order (2 = chrF++; 0-100).",
+            ),
+            click.option(
+                "--chrf-beta",
+                type=int,
+                default=2,
+                show_default=True,
+                help="chrF recall weight (0-1000).",
+            ),
+            click.option(
+                "--chrf-whitespace", is_flag=True, help="chrF: keep spaces in character n-grams."
+            ),
+            click.option("--chrf-lowercase", is_flag=True, help="Case-insensitive chrF."),
+            click.option(
+                "--chrf-eps-smoothing",
+                is_flag=True,
+                help="chrF: epsilon smoothing (chrF++.py, NLTK, Moses) instead of effective order.",
+            ),
+            click.option("--ter-case-sensitive", is_flag=True, help="Case-sensitive TER."),
+            click.option("--ter-asian-support", is_flag=True, help="TER: split CJK characters."),
+            click.option("--ter-no-punct", is_flag=True, help="TER: remove punctuation."),
+            click.option(
+                "--ter-normalized", is_flag=True, help="TER: tercom normalisation/tokenisation."
+            ),
+        ]
+    ):
+        function = decorator(function)
+    return function
+
+
 @click.command(
     name="bleucli",
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
@@ -197,36 +245,7 @@ def expand_variadic(argv: Sequence[str]) -> list[str]:
     help="Smoothing value for floor (default 0.1) and add-k (default 1).",
 )
 @click.option("--force", is_flag=True, help="Do not warn about input that looks tokenised.")
-@click.option(
-    "-cc",
-    "--chrf-char-order",
-    type=int,
-    default=6,
-    show_default=True,
-    help="chrF character n-gram order (0-100).",
-)
-@click.option(
-    "-cw",
-    "--chrf-word-order",
-    type=int,
-    default=0,
-    show_default=True,
-    help="chrF word n-gram order (2 = chrF++; 0-100).",
-)
-@click.option(
-    "--chrf-beta", type=int, default=2, show_default=True, help="chrF recall weight (0-1000)."
-)
-@click.option("--chrf-whitespace", is_flag=True, help="chrF: keep spaces in character n-grams.")
-@click.option("--chrf-lowercase", is_flag=True, help="Case-insensitive chrF.")
-@click.option(
-    "--chrf-eps-smoothing",
-    is_flag=True,
-    help="chrF: epsilon smoothing (chrF++.py, NLTK, Moses) instead of effective order.",
-)
-@click.option("--ter-case-sensitive", is_flag=True, help="Case-sensitive TER.")
-@click.option("--ter-asian-support", is_flag=True, help="TER: split CJK characters.")
-@click.option("--ter-no-punct", is_flag=True, help="TER: remove punctuation.")
-@click.option("--ter-normalized", is_flag=True, help="TER: tercom normalisation/tokenisation.")
+@_chrf_ter_options
 @click.option("-sl", "--sentence-level", is_flag=True, help="Score every sentence.")
 @click.option(
     "-ci",
@@ -658,32 +677,7 @@ def merge_command(
     help="BLEU smoothing method.",
 )
 @click.option("-sv", "--smooth-value", type=float, help="BLEU smoothing value.")
-@click.option(
-    "-cc",
-    "--chrf-char-order",
-    type=int,
-    default=6,
-    show_default=True,
-    help="chrF character n-gram order (0-100).",
-)
-@click.option(
-    "-cw",
-    "--chrf-word-order",
-    type=int,
-    default=0,
-    show_default=True,
-    help="chrF word n-gram order (2 = chrF++; 0-100).",
-)
-@click.option(
-    "--chrf-beta", type=int, default=2, show_default=True, help="chrF recall weight (0-1000)."
-)
-@click.option("--chrf-whitespace", is_flag=True, help="chrF: keep spaces.")
-@click.option("--chrf-lowercase", is_flag=True, help="Case-insensitive chrF.")
-@click.option("--chrf-eps-smoothing", is_flag=True, help="chrF: epsilon smoothing.")
-@click.option("--ter-case-sensitive", is_flag=True, help="Case-sensitive TER.")
-@click.option("--ter-asian-support", is_flag=True, help="TER: split CJK characters.")
-@click.option("--ter-no-punct", is_flag=True, help="TER: remove punctuation.")
-@click.option("--ter-normalized", is_flag=True, help="TER: tercom normalisation.")
+@_chrf_ter_options
 @click.option(
     "-j",
     "--threads",

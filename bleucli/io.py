@@ -107,13 +107,20 @@ def split_multi_references(source: TextSource, num_refs: int) -> list[list[str]]
     return streams
 
 
+#: What to do when an output's lines do not match the references' (every length error says it).
+RESEGMENT_HINT = (
+    "if the output's lines do not match the reference lines (speech translation, "
+    "document-level output), add --resegment"
+)
+
+
 def check_same_length(hypotheses: TextSource, references: Sequence[TextSource]) -> None:
     """Every reference stream must have one line per hypothesis; name both files if not."""
     for ref in references:
         if len(ref.lines) != len(hypotheses.lines):
             raise InputError(
                 f"line counts differ: {hypotheses.name} has {len(hypotheses.lines)} lines, "
-                f"{ref.name} has {len(ref.lines)}"
+                f"{ref.name} has {len(ref.lines)}; {RESEGMENT_HINT}"
             )
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from bleucli.errors import InputError
-from bleucli.io import check_encoding, open_binary
+from bleucli.io import RESEGMENT_HINT, check_encoding, open_binary
 from bleucli.metrics.base import Metric, Number, sum_rows
 
 CHUNK_LINES = 20000
@@ -115,8 +115,7 @@ def _length_error(hyp: LineReader, ref: LineReader) -> InputError:
             return InputError(f"{reader.path}: empty file, nothing to score")
     return InputError(
         f"line counts differ: {hyp.path} has {hyp_count} lines, {ref.path} has {ref_count}; "
-        f"if the output's lines do not match the reference lines (speech translation, "
-        f"document-level output), add --resegment"
+        f"{RESEGMENT_HINT}"
     )
 
 

@@ -430,6 +430,7 @@ def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
         testset_signature_fields,
     )
     from bleucli.formats import multi_system, single_system
+    from bleucli.io import check_same_length
     from bleucli.results import Result
 
     ref_sources = load_references(options)
@@ -442,7 +443,7 @@ def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
         full_systems, alignment = resegment_systems(options, full_systems, ref_sources)
     systems = filter_systems(options, full_systems, len(ref_sources[0].lines))
     for system in systems:
-        _check_lines(system, ref_sources)
+        check_same_length(system, ref_sources)
     if options.test_set is not None and options.bleu.get("tokenize") == "none":
         logger.warning(
             "You are turning off BLEU's internal tokenizer presumably to supply "
@@ -540,19 +541,6 @@ def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
         return single_system(results, options.fmt, options.width, options.score_only, options.short)
     logger.info(f"Found {len(systems)} systems.")
     return multi_system(results, options.fmt, options.width, options.short)
-
-
-def _check_lines(system: TextSource, references: list[TextSource]) -> None:
-    """Same line counts, else an error that points at ``--resegment``."""
-    from bleucli.io import check_same_length
-
-    try:
-        check_same_length(system, references)
-    except InputError as err:
-        raise InputError(
-            f"{err}; if the output's lines do not match the reference lines (speech "
-            f"translation, document-level output), add --resegment"
-        ) from None
 
 
 def _segment_metrics(
