@@ -16,10 +16,11 @@ SOURCES = [
     "bleucli/_native.c",
     "bleucli/_native_ter.c",
     "bleucli/_native_batch.c",
+    "bleucli/_native_aligned.c",
     "bleucli/_native_mwer.c",
 ]
 #: Everything the core is built from, in the order bleucli/native.py hashes it.
-HASHED = [*SOURCES, "bleucli/_native.h"]
+HASHED = [*SOURCES, "bleucli/_native.h", "bleucli/_native_batch.h"]
 
 
 def source_hash() -> str:
@@ -63,7 +64,7 @@ setup(
         Extension(
             "bleucli._native",
             SOURCES,
-            depends=["bleucli/_native.h"],
+            depends=["bleucli/_native.h", "bleucli/_native_batch.h"],
             define_macros=[("BLEUCLI_SOURCE_HASH", f'"{source_hash()}"')],
             extra_compile_args=["-O2", "-std=c99", *THREADS],
             extra_link_args=THREADS,

@@ -834,6 +834,197 @@ static int load_text(Workspace *w, Py_ssize_t k, const BleucliText *t, int tok13
     return reserve_bounds(w, m);
 }
 
+/* ------------------------------------------------------------------------------------ */
+/* Tokens with hashes, in the string's own width (the aligned batch engine's input).     */
+
+#define TOKEN_SEED 1469598103934665603ULL
+#define TOKEN_PRIME 1099511628211ULL
+
+/* -2 from a 13a pass: the line needs the rewriting rules ("<skipped>", "-\n", entities, or
+   two adjacent '.'/','), which the general 13a does. */
+#define NEEDS_REWRITE (-2)
+
+/* What a character is to 13a's one-pass rules (ASCII by table, filled at import): part of
+   a token, whitespace, a token of its own (rule 1), '.' or ',', '-', a digit, or a sign
+   that the line needs the rewriting rules. */
+enum { C_WORD = 0, C_SPACE, C_ALONE, C_PERIOD, C_DASH, C_DIGIT, C_REWRITE };
+static unsigned char ascii_class[128], ascii_space[128];
+
+static void init_ascii_class(void) {
+    for (Py_UCS4 c = 0; c < 128; c++)
+        ascii_space[c] = (unsigned char)Py_UNICODE_ISSPACE(c);
+    for (Py_UCS4 c = 0; c < 128; c++)
+        ascii_class[c] = c == '\n' || c == '<' || c == '&' ? C_REWRITE
+                         : Py_UNICODE_ISSPACE(c)            ? C_SPACE
+                         : is_period_comma(c)               ? C_PERIOD
+                         : c == '-'                         ? C_DASH
+                         : is_digit(c)                      ? C_DIGIT
+                         : is_split_symbol(c)               ? C_ALONE
+                                                            : C_WORD;
+}
+
+/* Py_UNICODE_ISSPACE for a character above ASCII, asking Python only for the few ranges
+   that hold whitespace (U+0085, U+00A0, U+1680, U+2000..U+205F, U+3000; the tests check
+   every code point against str.isspace). */
+static inline int is_space_above_ascii(Py_UCS4 c) {
+    if (c != 0x85 && c != 0xA0 && c != 0x1680 && (c < 0x2000 || c > 0x205F) && c != 0x3000)
+        return 0;
+    return Py_UNICODE_ISSPACE(c);
+}
+
+/* Py_UNICODE_ISSPACE, faster. */
+static inline int is_space(Py_UCS4 c) { return c < 128 ? ascii_space[c] : is_space_above_ascii(c); }
+
+static inline int char_class(Py_UCS4 c) {
+    return c < 128 ? ascii_class[c] : is_space_above_ascii(c) ? C_SPACE : C_WORD;
+}
+
+#define DEFINE_HASHED_TOKENS(NAME, T)                                                     \
+    static inline uint64_t NAME##_hash(const T *in, Py_ssize_t start, Py_ssize_t len) {   \
+        uint64_t h = TOKEN_SEED;                                                           \
+        for (Py_ssize_t k = start; k < start + len; k++)                                   \
+            h = (h ^ in[k]) * TOKEN_PRIME;                                                 \
+        return spread(h);                                                                  \
+    }                                                                                      \
+                                                                                           \
+    /* str.split()'s words; with chrf_words, chrF++'s (split_bounds' rule) */             \
+    static Py_ssize_t NAME##_split(const T *in, Py_ssize_t len, int chrf_words,            \
+                                   BleucliToken *out) {                                    \
+        Py_ssize_t n = 0, i = 0;                                                           \
+        while (i < len) {                                                                  \
+            while (i < len && is_space(in[i]))                                             \
+                i++;                                                                       \
+            if (i >= len)                                                                  \
+                break;                                                                     \
+            Py_ssize_t start = i;                                                          \
+            uint64_t h = TOKEN_SEED;                                                       \
+            while (i < len && !is_space(in[i])) {                                          \
+                h = (h ^ in[i]) * TOKEN_PRIME;                                             \
+                i++;                                                                       \
+            }                                                                              \
+            Py_ssize_t wlen = i - start, cut = -1;                                         \
+            if (chrf_words && wlen > 1) {                                                  \
+                if (is_chrf_punct(in[i - 1]))                                              \
+                    cut = i - 1;                                                           \
+                else if (is_chrf_punct(in[start]))                                         \
+                    cut = start + 1;                                                       \
+            }                                                                              \
+            if (cut < 0) {                                                                 \
+                out[n++] = (BleucliToken){spread(h), (uint32_t)start, (uint32_t)wlen};     \
+            } else {                                                                       \
+                out[n++] = (BleucliToken){NAME##_hash(in, start, cut - start),             \
+                                          (uint32_t)start, (uint32_t)(cut - start)};       \
+                out[n++] = (BleucliToken){NAME##_hash(in, cut, i - cut), (uint32_t)cut,    \
+                                          (uint32_t)(i - cut)};                            \
+            }                                                                              \
+        }                                                                                  \
+        return n;                                                                          \
+    }                                                                                      \
+                                                                                           \
+    /* 13a's tokens of a right-stripped line by the one-pass rules of the _fused          \
+       function (a token is a run of the line's own characters), or NEEDS_REWRITE */      \
+    static Py_ssize_t NAME##_13a(const T *in, Py_ssize_t len, BleucliToken *out) {         \
+        Py_ssize_t n = 0, start = -1, i;                                                   \
+        uint64_t h = 0;                                                                    \
+        for (i = 0; i < len; i++) {                                                        \
+            T c = in[i];                                                                   \
+            int alone, cls = char_class(c);                                                \
+            if (cls == C_WORD || cls == C_DIGIT) {                                         \
+                alone = 0;                                                                 \
+            } else if (cls == C_SPACE) {                                                   \
+                alone = -1;                                                                \
+            } else if (cls == C_PERIOD) {                                                  \
+                if (i + 1 < len && is_period_comma(in[i + 1]))                             \
+                    return NEEDS_REWRITE;                                                  \
+                alone = !(i > 0 && is_digit(in[i - 1]) && i + 1 < len &&                   \
+                          is_digit(in[i + 1]));                                            \
+            } else if (cls == C_DASH) {                                                    \
+                alone = i > 0 && is_digit(in[i - 1]);                                      \
+            } else if (cls == C_ALONE) {                                                   \
+                alone = 1;                                                                 \
+            } else {                                                                       \
+                return NEEDS_REWRITE;                                                      \
+            }                                                                              \
+            if (alone && start >= 0) { /* a space or a token of its own ends the run */   \
+                out[n++] = (BleucliToken){spread(h), (uint32_t)start, (uint32_t)(i - start)}; \
+                start = -1;                                                                \
+            }                                                                              \
+            if (alone > 0) {                                                               \
+                out[n++] = (BleucliToken){spread((TOKEN_SEED ^ c) * TOKEN_PRIME),          \
+                                          (uint32_t)i, 1};                                 \
+            } else if (alone == 0) {                                                       \
+                if (start < 0) {                                                           \
+                    start = i;                                                             \
+                    h = TOKEN_SEED;                                                        \
+                }                                                                          \
+                h = (h ^ c) * TOKEN_PRIME;                                                 \
+            }                                                                              \
+        }                                                                                  \
+        if (start >= 0)                                                                    \
+            out[n++] = (BleucliToken){spread(h), (uint32_t)start, (uint32_t)(i - start)};  \
+        return n;                                                                          \
+    }
+
+DEFINE_HASHED_TOKENS(hashed_ucs1, Py_UCS1)
+DEFINE_HASHED_TOKENS(hashed_ucs2, Py_UCS2)
+DEFINE_HASHED_TOKENS(hashed_ucs4, Py_UCS4)
+
+Py_ssize_t bleucli_chrf_chars(const BleucliText *t, int whitespace, uint32_t *out) {
+    Py_ssize_t m = 0;
+#define CHARS(T)                                                                           \
+    for (Py_ssize_t i = 0; i < t->len; i++) {                                              \
+        Py_UCS4 c = ((const T *)t->data)[i];                                               \
+        if (whitespace || !is_space(c))                                                    \
+            out[m++] = c;                                                                  \
+    }
+    if (t->kind == PyUnicode_1BYTE_KIND)
+        CHARS(Py_UCS1)
+    else if (t->kind == PyUnicode_2BYTE_KIND)
+        CHARS(Py_UCS2)
+    else
+        CHARS(Py_UCS4)
+#undef CHARS
+    return m;
+}
+
+Py_ssize_t bleucli_hashed_tokens(Workspace *w, const BleucliText *t, int mode,
+                                 BleucliToken *out, const void **chars, int *kind) {
+    *chars = t->data;
+    *kind = t->kind;
+    if ((size_t)t->len >= UINT32_MAX)
+        return -1;
+    if (mode == BLEUCLI_TOKENS_13A) {
+        Py_ssize_t n = t->len, count;
+        while (n > 0 && Py_UNICODE_ISSPACE(PyUnicode_READ(t->kind, t->data, n - 1)))
+            n--;
+        if (t->kind == PyUnicode_1BYTE_KIND)
+            count = hashed_ucs1_13a(t->data, n, out);
+        else if (t->kind == PyUnicode_2BYTE_KIND)
+            count = hashed_ucs2_13a(t->data, n, out);
+        else
+            count = hashed_ucs4_13a(t->data, n, out);
+        if (count != NEEDS_REWRITE)
+            return count;
+        /* the general 13a on a wide copy; its tokens are in the workspace's scratch */
+        Py_ssize_t m = 0;
+        if (ws_prepare(w, 0, 0) < 0 || load(t, &w->buffers[0]) < 0)
+            return -1;
+        Py_UCS4 *text = tokenize_13a_ucs4_core(w->buffers[0].data, n, w->tok13a,
+                                               w->tok13a_cap, &m);
+        if (text == NULL)
+            return -1;
+        *chars = text;
+        *kind = PyUnicode_4BYTE_KIND;
+        return hashed_ucs4_split(text, m, 0, out);
+    }
+    int chrf_words = mode == BLEUCLI_TOKENS_CHRF;
+    if (t->kind == PyUnicode_1BYTE_KIND)
+        return hashed_ucs1_split(t->data, t->len, chrf_words, out);
+    if (t->kind == PyUnicode_2BYTE_KIND)
+        return hashed_ucs2_split(t->data, t->len, chrf_words, out);
+    return hashed_ucs4_split(t->data, t->len, chrf_words, out);
+}
+
 int bleucli_tokens(Workspace *w, const BleucliText *t, int tok13a, int chrf_words,
                    const Py_UCS4 **text, const Py_ssize_t **bounds, Py_ssize_t *n) {
     if (ws_prepare(w, 0, 0) < 0 || load_text(w, 0, t, tok13a) < 0)
@@ -1343,6 +1534,7 @@ static struct PyModuleDef module = {
 #endif
 
 PyMODINIT_FUNC PyInit__native(void) {
+    init_ascii_class();
     PyObject *m = PyModule_Create(&module);
     /* the sources this core was built from (setup.py), checked against a source checkout */
     if (m != NULL && PyModule_AddStringConstant(m, "SOURCE_HASH", BLEUCLI_SOURCE_HASH) < 0) {

@@ -64,6 +64,32 @@ int bleucli_word_ids(Workspace *w, const BleucliText *texts, Py_ssize_t n, int t
 int bleucli_tokens(Workspace *w, const BleucliText *t, int tok13a, int chrf_words,
                    const Py_UCS4 **text, const Py_ssize_t **bounds, Py_ssize_t *n);
 
+/* A token of a text: its characters chars[start .. start + len) (see bleucli_hashed_tokens)
+   and a hash of their code points: equal tokens have equal hashes whatever the width of the
+   strings they come from. */
+typedef struct {
+    uint64_t hash;
+    uint32_t start, len;
+} BleucliToken;
+
+enum { BLEUCLI_TOKENS_SPLIT = 0, BLEUCLI_TOKENS_13A = 1, BLEUCLI_TOKENS_CHRF = 2 };
+
+/* The tokens of t into out (room for t->len + 1): str.split()'s words (SPLIT), 13a's tokens
+   of the right-stripped text (13A) or chrF++'s words (CHRF). *chars and *kind: where the
+   tokens' characters are, t's own data, or the workspace's copy (until its next use) when
+   13a had to rewrite the line. The count, or -1 (no memory, or 2**32 - 1 characters or
+   more). */
+Py_ssize_t bleucli_hashed_tokens(Workspace *w, const BleucliText *t, int mode,
+                                 BleucliToken *out, const void **chars, int *kind);
+
+/* chrF's characters of t (whitespace removed unless kept) into out (room for t->len). */
+Py_ssize_t bleucli_chrf_chars(const BleucliText *t, int whitespace, uint32_t *out);
+
+static inline BleucliText bleucli_view(PyObject *text) {
+    BleucliText t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    return t;
+}
+
 /* Errors of bleucli_ter_count (edit counts are >= 0). */
 #define TER_NO_MEMORY (-1)
 #define TER_TOO_LONG (-2)

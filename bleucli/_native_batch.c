@@ -1,9 +1,7 @@
 /*
- * The batch engine of bleucli._native: sentence-level BLEU, chrF and TER of many
- * (hypothesis, references) jobs in one call, for MBR decoding and RL rewards.
+ * The pairwise batch engine of bleucli._native: sentence-level BLEU, chrF and TER of every
+ * hypothesis of a group against every reference of that group, for MBR decoding.
  *
- *   batch_aligned(metric, hyps, streams, options, tok13a, threads, out)
- *       job j: hyps[j] against streams[k][j] for every stream k (None: no reference there)
  *   batch_pairwise(metric, texts, groups, members, options, tok13a, threads, out)
  *       group g = groups[4g:4g + 4] = (hyp_at, n_hyp, ref_at, n_ref): every hypothesis
  *       texts[members[hyp_at + i]] against every single reference texts[members[ref_at + k]],
@@ -11,21 +9,19 @@
  *
  * Texts are preprocessed as the metric preprocesses them (BLEU: tokenised, or with tok13a
  * right-stripped and 13a-tokenised here; chrF: lowercased if asked; TER: tercom-tokenised);
- * index arrays are int64 buffers; `out` is a writable float64 buffer of one score per job
- * or cell (a numpy array: no copy of the matrix), filled with exactly what
- * bleucli.metrics computes for each job: the same statistics functions as the per-call
- * API (bleucli_bleu_row, bleucli_chrf_rows, bleucli_ter_count), then the metric's score,
- * operation for operation.
+ * index arrays are int64 buffers; `out` is a writable float64 buffer of one score per
+ * cell (a numpy array: no copy of the matrix), filled with exactly what bleucli.metrics
+ * computes for each cell, then the metric's score, operation for operation
+ * (_native_batch.h). Aligned jobs (batch_aligned) are _native_aligned.c's.
  *
- * Aligned jobs are independent. Pairwise groups are cut into blocks of rows; a thread
- * prepares the references of a group once (words to ids, each order's distinct n-grams
- * with their counts in a small hash table), each hypothesis of its block once, and scores
- * a cell by looking the hypothesis' n-grams up in the reference's tables. Everything after
- * the owned strings are read runs without the GIL, on `threads` threads; a job or cell
- * writes only its own result, so any thread count gives the same bytes.
+ * Groups are cut into blocks of rows; a thread prepares the references of a group once
+ * (words to ids, each order's distinct n-grams with their counts in a small hash table),
+ * each hypothesis of its block once, and scores a cell by looking the hypothesis' n-grams
+ * up in the reference's tables. Everything after the owned strings are read runs without
+ * the GIL, on `threads` threads; a cell writes only its own result, so any thread count
+ * gives the same bytes.
  */
-#include "_native.h"
-#include <math.h>
+#include "_native_batch.h"
 #include <stdint.h>
 #include <string.h>
 
@@ -35,138 +31,6 @@
 #else
 #define HAVE_THREADS 0
 #endif
-
-enum { METRIC_BLEU = 0, METRIC_CHRF = 1, METRIC_TER = 2 };
-enum { SMOOTH_NONE = 0, SMOOTH_FLOOR = 1, SMOOTH_ADD_K = 2, SMOOTH_EXP = 3 };
-/* What went wrong in a thread, reported once the threads are joined. */
-enum { BATCH_OK = 0, BATCH_NO_MEMORY = 1, BATCH_TER = 2 };
-
-typedef struct {
-    int metric, tok13a;
-    /* BLEU */
-    Py_ssize_t max_order;
-    int smooth, effective_order;
-    double smooth_value;
-    /* chrF */
-    Py_ssize_t char_order, word_order;
-    long beta;
-    int whitespace, eps_smoothing;
-    /* statistics per job: BLEU 2 + 2 orders, chrF 3 per order */
-    Py_ssize_t n_orders, width;
-} Options;
-
-/* ------------------------------------------------------------------------------------ */
-/* Scores from statistics, operation for operation as bleucli.metrics computes them.     */
-
-/* Python's sum() of floats: Neumaier's compensated summation from Python 3.12 on, plain
-   left-to-right addition before (BLEU's geometric mean goes through it). */
-static double python_sum(const double *x, Py_ssize_t n) {
-    if (n == 0)
-        return 0.0;
-    double total = x[0];
-#if PY_VERSION_HEX >= 0x030C0000
-    double c = 0.0;
-    for (Py_ssize_t i = 1; i < n; i++) {
-        double t = total + x[i];
-        if (fabs(total) >= fabs(x[i]))
-            c += (total - t) + x[i];
-        else
-            c += (x[i] - t) + total;
-        total = t;
-    }
-    if (c != 0.0 && isfinite(c))
-        total += c;
-#else
-    for (Py_ssize_t i = 1; i < n; i++)
-        total += x[i];
-#endif
-    return total;
-}
-
-/* compute_bleu() of bleucli.metrics.bleu from a statistics row; `work` holds 3 * order. */
-static double bleu_score(const Options *o, const Py_ssize_t *row, double *work) {
-    Py_ssize_t order = o->max_order, sys_len = row[0], ref_len = row[1];
-    double *correct = work, *total = work + order, *precisions = work + 2 * order;
-    double bp = 1.0;
-    if (sys_len < ref_len)
-        bp = sys_len > 0 ? exp(1.0 - (double)ref_len / (double)sys_len) : 0.0;
-    int any = 0;
-    for (Py_ssize_t n = 0; n < order; n++) {
-        correct[n] = (double)row[2 + n];
-        total[n] = (double)row[2 + order + n];
-        precisions[n] = 0.0;
-        any |= row[2 + n] != 0;
-    }
-    if (!any)
-        return 0.0;
-    double exp_factor = 1.0;
-    Py_ssize_t eff_order = order;
-    for (Py_ssize_t n = 1; n <= order; n++) {
-        if (o->smooth == SMOOTH_ADD_K && n > 1) {
-            correct[n - 1] += o->smooth_value;
-            total[n - 1] += o->smooth_value;
-        }
-        if (total[n - 1] == 0.0)
-            break;
-        if (o->effective_order)
-            eff_order = n;
-        if (correct[n - 1] == 0.0) {
-            if (o->smooth == SMOOTH_EXP) {
-                exp_factor *= 2;
-                precisions[n - 1] = 100.0 / (exp_factor * total[n - 1]);
-            } else if (o->smooth == SMOOTH_FLOOR) {
-                precisions[n - 1] = 100.0 * o->smooth_value / total[n - 1];
-            }
-        } else {
-            precisions[n - 1] = 100.0 * correct[n - 1] / total[n - 1];
-        }
-    }
-    /* a zero precision enters the mean as -9999999999: the score is 0 (exp underflows) */
-    for (Py_ssize_t n = 0; n < eff_order; n++) {
-        if (precisions[n] == 0.0)
-            return bp * 0.0;
-        precisions[n] = log(precisions[n]);
-    }
-    return bp * exp(python_sum(precisions, eff_order) / (double)eff_order);
-}
-
-/* f_score() of bleucli.metrics.chrf over [hyp, ref, match] triples. */
-static double chrf_score(const Options *o, const Py_ssize_t *stats) {
-    const double eps = 1e-16;
-    double factor = (double)(o->beta * o->beta), score = 0.0, avg_prec = 0.0, avg_rec = 0.0;
-    Py_ssize_t effective = 0;
-    for (Py_ssize_t i = 0; i < o->n_orders; i++) {
-        Py_ssize_t n_hyp = stats[3 * i], n_ref = stats[3 * i + 1], n_match = stats[3 * i + 2];
-        double prec = n_hyp > 0 ? (double)n_match / (double)n_hyp : eps;
-        double rec = n_ref > 0 ? (double)n_match / (double)n_ref : eps;
-        double denom = factor * prec + rec;
-        score += denom > 0 ? (1.0 + factor) * prec * rec / denom : eps;
-        if (n_hyp > 0 && n_ref > 0) {
-            avg_prec += prec;
-            avg_rec += rec;
-            effective++;
-        }
-    }
-    if (o->eps_smoothing)
-        return 100.0 * score / (double)o->n_orders;
-    if (effective == 0) {
-        avg_prec = avg_rec = 0.0;
-    } else {
-        avg_prec /= (double)effective;
-        avg_rec /= (double)effective;
-    }
-    if (avg_prec + avg_rec != 0.0)
-        return 100.0 * ((1.0 + factor) * avg_prec * avg_rec / ((factor * avg_prec) + avg_rec));
-    return 0.0;
-}
-
-/* TER's score from the fewest edits and the summed reference lengths of n_refs references. */
-static double ter_score(long long edits, long long ref_lengths, Py_ssize_t n_refs) {
-    double ref_length = (double)ref_lengths / (double)n_refs;
-    if (ref_length > 0)
-        return 100.0 * ((double)edits / ref_length);
-    return edits > 0 ? 100.0 * 1.0 : 100.0 * 0.0;
-}
 
 /* ------------------------------------------------------------------------------------ */
 /* Per-thread state.                                                                     */
@@ -185,9 +49,7 @@ typedef struct {
 
 typedef struct {
     Workspace *w;
-    BleucliText *views;
-    Py_ssize_t views_cap;
-    Py_ssize_t *row;     /* statistics: max refs x width */
+    Py_ssize_t *row;     /* statistics of a cell */
     Py_ssize_t row_cap;
     double *work;
     /* pairwise: the current group's references and word table, a block's hypotheses */
@@ -196,8 +58,6 @@ typedef struct {
     Vocab vocab;
     unsigned char *found;
     Py_ssize_t found_cap;
-    const Py_ssize_t **ids;   /* word ids of the texts of a call of bleucli_word_ids */
-    Py_ssize_t ids_cap, *lens, lens_cap;
     uint64_t *hashes;         /* rolling hashes while n-grams are counted */
     Py_ssize_t hashes_cap;
     Py_ssize_t words[2];      /* the line pair TER refused */
@@ -218,23 +78,16 @@ static int grow(void **ptr, Py_ssize_t *cap, Py_ssize_t need, size_t size) {
 }
 
 /* ------------------------------------------------------------------------------------ */
-/* Aligned jobs.                                                                         */
+/* A call.                                                                               */
 
 typedef struct {
     Options o;
-    /* aligned: the owned strings, per job the hypothesis and its references */
-    PyObject **hyps;
-    PyObject **refs;          /* flattened; NULL for a missing reference */
-    Py_ssize_t n_streams;
-    /* pairwise */
     PyObject **texts;
     const int64_t *groups, *members;
     Py_ssize_t n_groups, block_rows;
     Py_ssize_t *block_at;      /* first block of each group (n_groups + 1) */
     Py_ssize_t *cell_at;       /* first cell of each group */
     Py_ssize_t n_blocks;
-    /* both */
-    int pairwise;
     Py_ssize_t n_items, n_jobs;
     double *out;
     Py_ssize_t next;
@@ -245,69 +98,6 @@ typedef struct {
     pthread_mutex_t lock;
 #endif
 } Batch;
-
-static inline BleucliText view(PyObject *text) {
-    BleucliText t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
-    return t;
-}
-
-/* Job j of an aligned batch; BATCH_OK or an error (TER's code in *ter_code). */
-static int aligned_job(const Batch *b, Thread *t, Py_ssize_t j, long long *ter_code) {
-    const Options *o = &b->o;
-    Py_ssize_t n_refs = 0;
-    if (grow((void **)&t->views, &t->views_cap, b->n_streams + 1, sizeof(BleucliText)) < 0)
-        return BATCH_NO_MEMORY;
-    t->views[0] = view(b->hyps[j]);
-    for (Py_ssize_t k = 0; k < b->n_streams; k++) {
-        PyObject *ref = b->refs[j * b->n_streams + k];
-        if (ref != NULL)
-            t->views[1 + n_refs++] = view(ref);
-    }
-    if (grow((void **)&t->row, &t->row_cap, (n_refs + 1) * o->width, sizeof(Py_ssize_t)) < 0)
-        return BATCH_NO_MEMORY;
-    if (o->metric == METRIC_BLEU) {
-        if (bleucli_bleu_row(t->w, &t->views[0], t->views + 1, n_refs, o->max_order, o->tok13a,
-                             t->row) < 0)
-            return BATCH_NO_MEMORY;
-        b->out[j] = bleu_score(o, t->row, t->work);
-        return BATCH_OK;
-    }
-    if (o->metric == METRIC_CHRF) {
-        if (bleucli_chrf_rows(t->w, &t->views[0], t->views + 1, n_refs, o->char_order,
-                              o->word_order, o->whitespace, t->row) < 0)
-            return BATCH_NO_MEMORY;
-        double best = -1.0;
-        for (Py_ssize_t k = 0; k < n_refs; k++) {
-            double f = chrf_score(o, t->row + k * o->width);
-            if (f > best)
-                best = f;
-        }
-        b->out[j] = best;
-        return BATCH_OK;
-    }
-    /* TER: words of the hypothesis and its references with ids from one table */
-    if (grow((void **)&t->ids, &t->ids_cap, n_refs + 1, sizeof(Py_ssize_t *)) < 0 ||
-        grow((void **)&t->lens, &t->lens_cap, n_refs + 1, sizeof(Py_ssize_t)) < 0)
-        return BATCH_NO_MEMORY;
-    if (bleucli_word_ids(t->w, t->views, n_refs + 1, 0, 0, t->ids, t->lens) < 0)
-        return BATCH_NO_MEMORY;
-    long long best = 10000000000000000LL, ref_lengths = 0;
-    for (Py_ssize_t k = 1; k <= n_refs; k++) {
-        long long edits = t->lens[k] == 0 ? t->lens[0]
-                          : bleucli_ter_count(t->ids[0], t->lens[0], t->ids[k], t->lens[k]);
-        if (edits < 0) {
-            *ter_code = edits;
-            t->words[0] = t->lens[0];
-            t->words[1] = t->lens[k];
-            return edits == TER_NO_MEMORY ? BATCH_NO_MEMORY : BATCH_TER;
-        }
-        ref_lengths += t->lens[k];
-        if (edits < best)
-            best = edits;
-    }
-    b->out[j] = ter_score(best, ref_lengths, n_refs);
-    return BATCH_OK;
-}
 
 /* ------------------------------------------------------------------------------------ */
 /* Pairwise groups: prepared sentences.                                                  */
@@ -511,7 +301,7 @@ static int prepare_texts(const Batch *b, Thread *t, const int64_t *idx, Py_ssize
     int kind = o->metric == METRIC_CHRF ? 1 : 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         Prepared *p = &prepared[i];
-        BleucliText v = view(b->texts[idx[i]]);
+        BleucliText v = bleucli_view(b->texts[idx[i]]);
         if (words) {
             const Py_UCS4 *chars;
             const Py_ssize_t *bounds;
@@ -722,14 +512,11 @@ static void thread_free(Thread *t) {
     forget(t->refs, t->n_refs);
     bleucli_workspace_free(t->w);
     vocab_free(&t->vocab);
-    PyMem_RawFree(t->views);
     PyMem_RawFree(t->row);
     PyMem_RawFree(t->work);
     PyMem_RawFree(t->refs);
     PyMem_RawFree(t->hyps);
     PyMem_RawFree(t->found);
-    PyMem_RawFree((void *)t->ids);
-    PyMem_RawFree(t->lens);
     PyMem_RawFree(t->hashes);
 }
 
@@ -745,13 +532,12 @@ static void *worker(void *arg) {
         thread_free(&t);
         return NULL;
     }
-    Py_ssize_t start, stop, chunk = b->pairwise ? 1 : 16;
+    Py_ssize_t start, stop, chunk = 1;
     while (claim(b, chunk, &start, &stop)) {
         for (Py_ssize_t i = start; i < stop; i++) {
             long long ter_code = 0;
             Py_ssize_t failed = i;
-            int error = b->pairwise ? pairwise_block(b, &t, i, &ter_code, &failed)
-                                    : aligned_job(b, &t, i, &ter_code);
+            int error = pairwise_block(b, &t, i, &ter_code, &failed);
             if (error != BATCH_OK) {
                 fail(b, error, ter_code, failed, t.words);
                 break;
@@ -786,7 +572,7 @@ static void run_threads(Batch *b, int threads) {
 /* ------------------------------------------------------------------------------------ */
 /* Entry points.                                                                         */
 
-static int parse_options(int metric, PyObject *options, int tok13a, Options *o) {
+int bleucli_batch_options(int metric, PyObject *options, int tok13a, Options *o) {
     memset(o, 0, sizeof(*o));
     o->metric = metric;
     o->tok13a = tok13a;
@@ -828,7 +614,7 @@ static int parse_options(int metric, PyObject *options, int tok13a, Options *o) 
 }
 
 /* The caller's float64 buffer for n results. */
-static int out_buffer(Py_buffer *view, Py_ssize_t n) {
+int bleucli_out_buffer(Py_buffer *view, Py_ssize_t n) {
     if (view->readonly || view->itemsize != 8 || view->len != n * 8 ||
         !PyBuffer_IsContiguous(view, 'C')) {
         PyErr_Format(PyExc_ValueError, "batch: out must be a writable float64 buffer of %zd",
@@ -859,93 +645,12 @@ static PyObject *run_batch(Batch *b, int threads) {
     return result;
 }
 
-static void release_objects(PyObject **objects, Py_ssize_t n) {
+void bleucli_release_objects(PyObject **objects, Py_ssize_t n) {
     if (objects == NULL)
         return;
     for (Py_ssize_t i = 0; i < n; i++)
         Py_XDECREF(objects[i]);
     PyMem_RawFree(objects);
-}
-
-PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
-    int metric, tok13a, threads;
-    PyObject *hyp_list, *stream_list, *options;
-    Py_buffer out;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "iO!O!O!piw*:batch_aligned", &metric, &PyList_Type, &hyp_list,
-                          &PyList_Type, &stream_list, &PyTuple_Type, &options, &tok13a,
-                          &threads, &out))
-        return NULL;
-    Batch b;
-    memset(&b, 0, sizeof(b));
-    Py_ssize_t n = PyList_GET_SIZE(hyp_list), n_streams = PyList_GET_SIZE(stream_list);
-    if (parse_options(metric, options, tok13a, &b.o) < 0 || out_buffer(&out, n) < 0) {
-        PyBuffer_Release(&out);
-        return NULL;
-    }
-    b.out = out.buf;
-    if (threads < 1) {
-        PyErr_SetString(PyExc_ValueError, "batch: threads must be at least 1");
-        PyBuffer_Release(&out);
-        return NULL;
-    }
-    for (Py_ssize_t k = 0; k < n_streams; k++) {
-        PyObject *stream = PyList_GET_ITEM(stream_list, k);
-        if (!PyList_Check(stream) || PyList_GET_SIZE(stream) != n) {
-            PyErr_Format(PyExc_ValueError, "batch: stream %zd is not a list of %zd", k, n);
-            PyBuffer_Release(&out);
-            return NULL;
-        }
-    }
-    /* own every string before allocating a Python object (see _native.c) */
-    b.hyps = PyMem_RawCalloc((size_t)(n + 1), sizeof(PyObject *));
-    b.refs = PyMem_RawCalloc((size_t)(n * n_streams + 1), sizeof(PyObject *));
-    if (b.hyps == NULL || b.refs == NULL) {
-        PyMem_RawFree(b.hyps);
-        PyMem_RawFree(b.refs);
-        PyBuffer_Release(&out);
-        return PyErr_NoMemory();
-    }
-    for (Py_ssize_t j = 0; j < n; j++) {
-        b.hyps[j] = PyList_GET_ITEM(hyp_list, j);
-        Py_INCREF(b.hyps[j]);
-        for (Py_ssize_t k = 0; k < n_streams; k++) {
-            PyObject *ref = PyList_GET_ITEM(PyList_GET_ITEM(stream_list, k), j);
-            if (ref != Py_None) {
-                Py_INCREF(ref);
-                b.refs[j * n_streams + k] = ref;
-            }
-        }
-    }
-    PyObject *result = NULL;
-    for (Py_ssize_t j = 0; j < n; j++) {
-        int refs = 0;
-        if (!PyUnicode_Check(b.hyps[j])) {
-            PyErr_Format(PyExc_TypeError, "batch: hypothesis %zd is not a str", j);
-            goto done;
-        }
-        for (Py_ssize_t k = 0; k < n_streams; k++) {
-            PyObject *ref = b.refs[j * n_streams + k];
-            if (ref != NULL && !PyUnicode_Check(ref)) {
-                PyErr_Format(PyExc_TypeError, "batch: reference %zd of stream %zd is not a str",
-                             j, k);
-                goto done;
-            }
-            refs += ref != NULL;
-        }
-        if (refs == 0) {
-            PyErr_Format(PyExc_ValueError, "batch: job %zd has no reference", j);
-            goto done;
-        }
-    }
-    b.n_streams = n_streams;
-    b.n_items = b.n_jobs = n;
-    result = run_batch(&b, threads);
-done:
-    release_objects(b.hyps, n);
-    release_objects(b.refs, n * n_streams);
-    PyBuffer_Release(&out);
-    return result;
 }
 
 /* A contiguous int64 buffer of the buffer protocol. */
@@ -976,11 +681,10 @@ PyObject *bleucli_batch_pairwise(PyObject *self, PyObject *args) {
         return NULL;
     Batch b;
     memset(&b, 0, sizeof(b));
-    b.pairwise = 1;
     PyObject *result = NULL;
     Py_ssize_t n_texts = PyList_GET_SIZE(text_list), n_groups4, n_members;
     int64_t *kept = NULL;
-    if (parse_options(metric, options, tok13a, &b.o) < 0 ||
+    if (bleucli_batch_options(metric, options, tok13a, &b.o) < 0 ||
         int64_buffer(&groups, &n_groups4, "groups") < 0 ||
         int64_buffer(&members, &n_members, "members") < 0)
         goto done;
@@ -1035,7 +739,7 @@ PyObject *bleucli_batch_pairwise(PyObject *self, PyObject *args) {
     b.groups = kept;
     b.n_jobs = cells;
     b.n_items = blocks;
-    if (out_buffer(&out, cells) < 0)
+    if (bleucli_out_buffer(&out, cells) < 0)
         goto done;
     b.out = out.buf;
     b.texts = PyMem_RawCalloc((size_t)(n_texts + 1), sizeof(PyObject *));
@@ -1054,7 +758,7 @@ PyObject *bleucli_batch_pairwise(PyObject *self, PyObject *args) {
         }
     result = run_batch(&b, threads);
 done:
-    release_objects(b.texts, n_texts);
+    bleucli_release_objects(b.texts, n_texts);
     PyMem_RawFree(kept);
     PyMem_RawFree(b.cell_at);
     PyMem_RawFree(b.block_at);

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from itertools import chain
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from bleucli.errors import ConfigError, InputError
 from bleucli.native import native as _NATIVE
@@ -96,21 +96,25 @@ class _Texts:
         return np.fromiter(map(self.position.__getitem__, texts), dtype=np.int64, count=len(texts))
 
 
-def _for_engine(metric: Metric, streams: list[list[str | None]]) -> tuple[list[list], bool]:
+def _for_engine(
+    metric: Metric, streams: list[list[str | None]], lowers: bool
+) -> tuple[list[list], int]:
     """The streams as the compiled engine takes them (``None`` kept where a reference is
-    missing), and whether it 13a-tokenises them itself."""
-    prepared = []
-    tok13a = False
+    missing) and its flags (1: it 13a-tokenises, 2: it lowercases): raw texts where the
+    engine preprocesses them itself (``lowers``: this engine can lowercase), else
+    preprocessed here."""
+    flags = metric.engine_flags(lowers)
+    if flags is not None:
+        return streams, flags
+    prepared: list[list] = []
     for stream in streams:
         if None in stream:
             present = [text for text in stream if text is not None]
-            texts, tok13a = metric.batch_texts(present)  # type: ignore[attr-defined]
-            it = iter(texts)
+            it = iter(metric.preprocess_many(present))
             prepared.append([None if text is None else next(it) for text in stream])
         else:
-            texts, tok13a = metric.batch_texts(stream)  # type: ignore[attr-defined]
-            prepared.append(texts)
-    return prepared, tok13a
+            prepared.append(metric.preprocess_many(cast("list[str]", stream)))
+    return prepared, 0
 
 
 def _check_ter_sizes(
@@ -174,6 +178,85 @@ def sentence_scores(
     import numpy as np
 
     owner = "sentence_scores"
+    m = None
+    if (
+        type(hypotheses) is list
+        and type(references) is list
+        and references
+        and all(type(s) is list and len(s) == len(hypotheses) for s in references)
+    ):  # plain lists: the compiled engine checks every item itself, before any work
+        m = scorer(metric, options)
+        out = _aligned_native(owner, m, hypotheses, references, thread_count(threads))
+        if out is not None:
+            return out
+    hyps, streams = _aligned_inputs(owner, hypotheses, references)
+    count = thread_count(threads)
+    if m is None:
+        m = scorer(metric, options)
+    if not hyps:
+        return np.zeros(0)
+    m.num_refs = len(streams)
+    spec = _native_spec(m)
+    if spec is not None:
+        prepared, flags = _for_engine(m, [hyps, *streams], lowers=True)
+        out = np.empty(len(hyps))
+        assert _NATIVE is not None  # a spec comes only with the compiled core
+        _engine_call(
+            owner,
+            _NATIVE.batch_aligned,
+            spec[0],
+            prepared[0],
+            prepared[1:],
+            spec[1],
+            flags,
+            count,
+            out,
+        )
+        return out
+    rows = [[ref for ref in refs if ref is not None] for refs in zip(*streams)]
+    texts = _Texts(m, hyps, *streams)
+    _check_ter_sizes(owner, m, texts, [([h], refs) for h, refs in zip(hyps, rows)])
+    return np.array(_python_scores(m, texts, hyps, rows), dtype=np.float64)
+
+
+def _aligned_native(
+    owner: str, metric: Metric, hyps: list, streams: list[list], count: int
+) -> np.ndarray | None:
+    """Scores of plain lists by the compiled engine straight from the caller's lists (it
+    owns each string before it starts), or None when this metric configuration needs
+    preprocessing here first. An item of the wrong type or a job without references:
+    the checks of :func:`_aligned_inputs` name the argument and index."""
+    import numpy as np
+
+    spec = _native_spec(metric)
+    if spec is None or metric.engine_flags(True) is None:
+        return None
+    assert _NATIVE is not None  # a spec comes only with the compiled core
+    metric.num_refs = len(streams)
+    out = np.empty(len(hyps))
+    try:
+        _engine_call(
+            owner,
+            _NATIVE.batch_aligned,
+            spec[0],
+            hyps,
+            streams,
+            spec[1],
+            metric.engine_flags(True),
+            count,
+            out,
+        )
+    except (TypeError, ValueError) as err:
+        if not str(err).startswith("batch:"):
+            raise
+        _aligned_inputs(owner, hyps, streams)  # raises the error that names the item
+        raise
+    return out
+
+
+def _aligned_inputs(owner: str, hypotheses: Any, references: Any) -> tuple[list, list[list]]:
+    """The hypotheses and reference streams as lists, or the error naming the argument
+    and index that is wrong."""
     hyps = _strings(owner, "hypotheses", hypotheses)
     if isinstance(references, str) or not isinstance(references, Sequence):
         raise TypeError(f"{owner}: references should be a list of reference streams")
@@ -199,32 +282,7 @@ def sentence_scores(
         for i, refs in enumerate(zip(*streams)):
             if all(ref is None for ref in refs):
                 raise InputError(f"{owner}: hypothesis {i} has no reference (None in every stream)")
-    count = thread_count(threads)
-    m = scorer(metric, options)
-    if not hyps:
-        return np.zeros(0)
-    m.num_refs = len(streams)
-    spec = _native_spec(m)
-    if spec is not None:
-        prepared, tok13a = _for_engine(m, [hyps, *streams])
-        out = np.empty(len(hyps))
-        assert _NATIVE is not None  # a spec comes only with the compiled core
-        _engine_call(
-            owner,
-            _NATIVE.batch_aligned,
-            spec[0],
-            prepared[0],
-            prepared[1:],
-            spec[1],
-            tok13a,
-            count,
-            out,
-        )
-        return out
-    rows = [[ref for ref in refs if ref is not None] for refs in zip(*streams)]
-    texts = _Texts(m, hyps, *streams)
-    _check_ter_sizes(owner, m, texts, [([h], refs) for h, refs in zip(hyps, rows)])
-    return np.array(_python_scores(m, texts, hyps, rows), dtype=np.float64)
+    return hyps, streams
 
 
 def _python_scores(
@@ -291,7 +349,7 @@ def pairwise(
         for b, (n, k) in enumerate(shapes):
             groups[b] = (at, n, at + n, k)
             at += n + k
-        (texts_for_engine,), tok13a = _for_engine(m, [distinct])
+        (texts_for_engine,), flags = _for_engine(m, [distinct], lowers=False)
         flat = np.empty(sum(n * k for n, k in shapes))
         assert _NATIVE is not None  # a spec comes only with the compiled core
         _engine_call(
@@ -302,7 +360,7 @@ def pairwise(
             groups.ravel(),
             index,
             spec[1],
-            tok13a,
+            bool(flags),
             count,
             flat,
         )

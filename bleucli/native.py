@@ -14,7 +14,15 @@ import sys
 from types import ModuleType
 
 #: The files the core is built from, in setup.py's order (same order: same hash).
-SOURCES = ("_native.c", "_native_ter.c", "_native_batch.c", "_native_mwer.c", "_native.h")
+SOURCES = (
+    "_native.c",
+    "_native_ter.c",
+    "_native_batch.c",
+    "_native_aligned.c",
+    "_native_mwer.c",
+    "_native.h",
+    "_native_batch.h",
+)
 
 
 def source_hash(folder: str) -> str | None:

@@ -30,11 +30,16 @@ if [ "$mode" = asan ]; then
     flags="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
     include=$("$python" -c "import sysconfig; print(sysconfig.get_paths()['include'])")
     suffix=$("$python" -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
-    hash=$("$python" -c "import sys; sys.path.insert(0, 'bleucli'); import zlib; \
-data = b''.join(open(f'bleucli/{n}', 'rb').read() for n in ('_native.c', '_native_ter.c', '_native_batch.c', '_native_mwer.c', '_native.h')); \
-print(f'{zlib.crc32(data):08x}-{len(data)}')")
+    # the file list and hash of bleucli/native.py (the one list of the core's sources)
+    sources=$("$python" -c "import ast; tree = ast.parse(open('bleucli/native.py').read()); \
+print(' '.join(next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign) \
+and getattr(n.targets[0], 'id', '') == 'SOURCES')))")
+    hash=$("$python" -c "import sys, zlib; \
+data = b''.join(open(f'bleucli/{n}', 'rb').read() for n in sys.argv[1:]); \
+print(f'{zlib.crc32(data):08x}-{len(data)}')" $sources)
+    c_files=$(for n in $sources; do case $n in *.c) printf 'bleucli/%s ' "$n";; esac; done)
     gcc $flags -std=c99 -shared -fPIC -I"$include" -DBLEUCLI_SOURCE_HASH="\"$hash\"" \
-        -pthread bleucli/_native.c bleucli/_native_ter.c bleucli/_native_batch.c bleucli/_native_mwer.c \
+        -pthread $c_files \
         -o "$build/bleucli/_native$suffix" -lm
     preload="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
     # Python's own allocations are leaks to LeakSanitizer (interned objects live forever)

@@ -416,6 +416,12 @@ class Metric(ABC):
         return self.impossible_stats(values)
 
     # -- shared machinery ---------------------------------------------------------------------
+    def engine_flags(self, lowers: bool) -> int | None:
+        """How the compiled batch engine (bleucli.batch) takes this metric's raw texts: its
+        flags (1: it 13a-tokenises, 2: it lowercases; ``lowers``: the engine at hand can),
+        or None when :meth:`preprocess_many` must run first."""
+        return None
+
     def preprocess_many(self, sentences: Sequence[str]) -> list[str]:
         """:meth:`preprocess` of many sentences (engines may do it in one call)."""
         preprocess = self.preprocess

@@ -335,14 +335,14 @@ class BLEU(Metric):
                 out.extend(rows.tolist())
         return results
 
-    def batch_texts(self, texts: list[str]) -> tuple[list[str], bool]:
-        """Texts for the compiled batch engine, and whether it should 13a-tokenise them
-        itself (the default configuration: right-strip and 13a, in its threads)."""
+    def engine_flags(self, lowers: bool) -> int | None:
+        """How the compiled batch engine preprocesses raw texts itself (1: right-strip and
+        13a, the default configuration), or None: preprocess_many first."""
         from bleucli.tokenizers.mteval import Tokenizer13a
 
         if not self.lowercase and type(self.tokenizer) is Tokenizer13a:
-            return texts, True
-        return self.preprocess_many(texts), False
+            return 1
+        return None
 
     def batch_spec(self) -> tuple[int, tuple] | None:
         """What the compiled batch engine (bleucli.batch) needs: metric 0, then the order,

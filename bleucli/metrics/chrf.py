@@ -339,9 +339,12 @@ class CHRF(Metric):
             rows.append(best)
         return rows
 
-    def batch_texts(self, texts: list[str]) -> tuple[list[str], bool]:
-        """Texts for the compiled batch engine (chrF's preprocessing is lowercasing)."""
-        return (list(map(str.lower, texts)) if self.lowercase else texts), False
+    def engine_flags(self, lowers: bool) -> int | None:
+        """How the compiled batch engine preprocesses raw texts itself (chrF's preprocessing
+        is lowercasing: 2 where the engine lowercases), or None: preprocess_many first."""
+        if not self.lowercase:
+            return 0
+        return 2 if lowers else None
 
     def batch_spec(self) -> tuple[int, tuple] | None:
         """What the compiled batch engine (bleucli.batch) needs: metric 1, the orders, an

@@ -85,13 +85,16 @@ class TER(Metric):
                 best_edits = edits
         return [best_edits, ref_lengths / len(ref_info)]
 
-    def batch_texts(self, texts: list[str]) -> tuple[list[str], bool]:
-        """Texts for the compiled batch engine, which splits them on whitespace: in the
-        default configuration the tercom tokeniser only lowercases (and normalises spaces)."""
+    def engine_flags(self, lowers: bool) -> int | None:
+        """How the compiled batch engine, which splits texts on whitespace, preprocesses raw
+        texts itself: in the default configuration the tercom tokeniser only lowercases (2
+        where the engine lowercases) and normalises spaces. None: preprocess_many first."""
         t = self.tokenizer
-        if not (t.normalized or t.no_punct or t.asian_support):
-            return (texts if t.case_sensitive else list(map(str.lower, texts))), False
-        return self.preprocess_many(texts), False
+        if t.normalized or t.no_punct or t.asian_support:
+            return None
+        if t.case_sensitive:
+            return 0
+        return 2 if lowers else None
 
     def batch_spec(self) -> tuple[int, tuple] | None:
         """What the compiled batch engine (bleucli.batch) needs: metric 2 (TER takes its

@@ -1,0 +1,1390 @@
+/*
+ * The aligned batch engine of bleucli._native: sentence-level BLEU, chrF and TER of many
+ * (hypothesis, references) jobs in one call, for RL rewards and reranking.
+ *
+ *   batch_aligned(metric, hyps, streams, options, flags, threads, out)
+ *       job j: hyps[j] against streams[k][j] for every stream k (None: no reference there);
+ *       flags: BATCH_TOK13A (BLEU: right-strip and 13a-tokenise here), BATCH_LOWER
+ *       (str.lower() first); other preprocessing is the caller's
+ *
+ * Phase 1 prepares each distinct text once (distinct objects: a reference repeated for
+ * every completion of a prompt is tokenised once): its tokens with a hash of their
+ * characters (BLEU, TER, chrF++'s words) and its characters (chrF). Phase 2 scores the
+ * jobs: a job's tokens get small ids from a table of that job alone (equal hashes and equal
+ * characters: one id, so ids are exact, never a hash's guess), so that an n-gram of up to
+ * four words packs into one 64-bit key of 16-bit ids (chrF's characters: 63 / order bits
+ * each), and every order's n-grams are counted in one open-addressing table. A job beyond
+ * those bounds (orders above four, more distinct words or characters than the bits hold)
+ * goes through the statistics functions of the per-call API instead; either way a job's
+ * score is exactly what bleucli.metrics computes (the score functions of _native_batch.h).
+ * Both phases run without the GIL on `threads` threads over data the call owns; a job
+ * writes only its own score, so any thread count gives the same bytes.
+ */
+#include "_native_batch.h"
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifndef _WIN32
+#include <pthread.h>
+#define HAVE_THREADS 1
+#else
+#define HAVE_THREADS 0
+#endif
+
+/* ------------------------------------------------------------------------------------ */
+/* Memory that lives for the call: per-thread blocks, never moved.                       */
+
+#define ARENA_BLOCK ((size_t)1 << 20)
+
+typedef struct Block {
+    struct Block *next;
+    size_t used, cap;
+    size_t pad;
+} Block;
+
+typedef struct {
+    Block *head;
+} Arena;
+
+static void *arena_alloc(Arena *a, size_t size) {
+    size = (size + 15) & ~(size_t)15;
+    Block *b = a->head;
+    if (b == NULL || b->cap - b->used < size) {
+        size_t cap = size > ARENA_BLOCK ? size : ARENA_BLOCK;
+        if (cap > (size_t)PY_SSIZE_T_MAX - sizeof(Block))
+            return NULL;
+        b = PyMem_RawMalloc(sizeof(Block) + cap);
+        if (b == NULL)
+            return NULL;
+        b->next = a->head;
+        b->used = 0;
+        b->cap = cap;
+        a->head = b;
+    }
+    void *p = (unsigned char *)(b + 1) + b->used;
+    b->used += size;
+    return p;
+}
+
+static void arena_free(Arena *a) {
+    while (a->head != NULL) {
+        Block *next = a->head->next;
+        PyMem_RawFree(a->head);
+        a->head = next;
+    }
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* A distinct text of the call, prepared once.                                           */
+
+enum { TEXT_READY = 0, TEXT_PYTHON_LOWER = 1 };
+
+typedef struct {
+    PyObject *obj;          /* the str, owned by the call */
+    BleucliText full;       /* the text the metric scores: obj's, or its lowercased copy */
+    const void *chars;      /* the tokens' characters, of kind `kind` */
+    int kind, state;
+    BleucliToken *tok;      /* BLEU's and TER's words, chrF++'s words */
+    Py_ssize_t n_tok;
+    uint32_t *cps;          /* chrF's characters (whitespace removed unless kept) */
+    Py_ssize_t n_cps;
+} Text;
+
+/* Are the characters of token x of text a those of token y of text b? */
+static inline int same_token(const Text *a, const BleucliToken *x, const Text *b,
+                             const BleucliToken *y) {
+    if (x->len != y->len)
+        return 0;
+    if (a->kind == b->kind) {
+        const unsigned char *p = (const unsigned char *)a->chars + (size_t)x->start * (size_t)a->kind;
+        const unsigned char *q = (const unsigned char *)b->chars + (size_t)y->start * (size_t)b->kind;
+        size_t bytes = (size_t)x->len * (size_t)a->kind;
+        if (bytes > 24)
+            return memcmp(p, q, bytes) == 0;
+        for (size_t k = 0; k < bytes; k++) /* a word: shorter than a call to memcmp */
+            if (p[k] != q[k])
+                return 0;
+        return 1;
+    }
+    for (uint32_t k = 0; k < x->len; k++)
+        if (PyUnicode_READ(a->kind, a->chars, x->start + k) !=
+            PyUnicode_READ(b->kind, b->chars, y->start + k))
+            return 0;
+    return 1;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* A call.                                                                               */
+
+typedef struct {
+    Options o;
+    int tok13a, lower;
+    Text *texts;
+    Py_ssize_t n_texts;
+    Py_ssize_t *hyp_at;     /* per job: its hypothesis' text */
+    Py_ssize_t *ref_at;     /* per job and stream: its reference's text, or -1 */
+    Py_ssize_t n_jobs, n_streams;
+    double *out;
+    Arena *arenas;          /* one per thread of phase 1 (prepared texts live there) */
+    int runs, general;      /* short jobs by common runs; every job by the general path (tests
+                               compare the three ways) */
+    int threads;
+    /* work sharing */
+    int phase;
+    Py_ssize_t next, n_items;
+    int error;
+    long long ter_code;
+    Py_ssize_t failed_job, failed_words[2];
+#if HAVE_THREADS
+    pthread_mutex_t lock;
+#endif
+} Engine;
+
+typedef struct {
+    uint64_t hash;
+    uint32_t gen, id;
+} IdSlot;
+
+/* An n-gram of one order in a job's table (16 bytes: a table of a sentence's n-grams stays
+   in the first-level cache). Counts of 16 bits: the packed path takes sequences of fewer
+   than 65536 positions. */
+typedef struct {
+    uint64_t key;
+    uint32_t gen;
+    uint16_t ref;           /* the most any reference has (while one is counted: scratch) */
+    uint16_t hyp;           /* the hypothesis' count (while a reference is counted: its) */
+} Gram;
+
+typedef struct {
+    uint32_t gen;
+    uint32_t id;
+} CharSlot;
+
+/* A thread's scratch, reused from job to job. */
+typedef struct {
+    Workspace *w;           /* 13a's rewriting path, and jobs of the general path */
+    BleucliToken *tokens;
+    Py_ssize_t tokens_cap;
+    /* a job's word ids: a table of the job's distinct reference words */
+    IdSlot *id_slots;
+    Py_ssize_t id_cap;      /* allocated slots (a power of two) */
+    uint32_t id_gen;
+    const Text **id_text;
+    const BleucliToken **id_tok;
+    Py_ssize_t id_entries, n_ids;
+    /* chrF's character ids: code points below 65536 directly, others in a table */
+    CharSlot *bmp;
+    CharSlot *astral;       /* (code point, gen, id) as two slots each */
+    uint32_t *astral_cp;
+    Py_ssize_t astral_cap;
+    uint32_t cp_gen, n_cps;
+    /* sequences of ids (references, then the hypothesis) and n-gram keys */
+    uint32_t *seq;
+    Py_ssize_t seq_cap;
+    uint64_t *keys;
+    Py_ssize_t keys_cap;
+    unsigned char *alive;   /* per position: its n-gram of the last order occurs on the other side */
+    Py_ssize_t alive_cap;
+    uint32_t *slot_of;      /* per reference position: its n-gram's entry */
+    Py_ssize_t slot_of_cap;
+    uint16_t *lanes;        /* runs_matches' ids, rows and counts */
+    Py_ssize_t lanes_cap;
+    uint32_t *seen;         /* per id: the generation of the last hypothesis that had it */
+    Py_ssize_t seen_cap;
+    uint32_t seen_gen;
+    int runs;               /* whether short jobs take runs_matches (1) or the tables (0) */
+    Gram *grams;
+    Py_ssize_t grams_cap;
+    uint32_t gram_gen;
+    int gram_shift;
+    /* the general path's inputs and statistics */
+    BleucliText *views;
+    Py_ssize_t views_cap;
+    Py_ssize_t *row;
+    Py_ssize_t row_cap;
+    double *work;
+    Py_ssize_t *ter_ids;    /* TER's word ids */
+    Py_ssize_t ter_cap;
+    uint32_t *cids;         /* chrF's character ids */
+    Py_ssize_t cids_cap;
+    const Py_ssize_t **ids;
+    Py_ssize_t ids_cap, *lens, lens_cap;
+    Py_ssize_t words[2];    /* the line pair TER refused */
+} Local;
+
+static int grow(void **ptr, Py_ssize_t *cap, Py_ssize_t need, size_t size) {
+    if (need <= *cap)
+        return 0;
+    Py_ssize_t grown = need + need / 2 + 8;
+    if ((size_t)grown > PY_SSIZE_T_MAX / size)
+        return -1;
+    void *p = PyMem_RawRealloc(*ptr, (size_t)grown * size);
+    if (p == NULL)
+        return -1;
+    *ptr = p;
+    *cap = grown;
+    return 0;
+}
+
+/* grow(), with every entry 0 after growing (tables stamped by generation). */
+static int grow_zeroed(void **ptr, Py_ssize_t *cap, Py_ssize_t need, size_t size) {
+    if (need <= *cap)
+        return 0;
+    if (grow(ptr, cap, need, size) < 0)
+        return -1;
+    memset(*ptr, 0, (size_t)*cap * size);
+    return 0;
+}
+
+static void local_free(Local *l) {
+    bleucli_workspace_free(l->w);
+    PyMem_RawFree(l->tokens);
+    PyMem_RawFree(l->id_slots);
+    PyMem_RawFree((void *)l->id_text);
+    PyMem_RawFree((void *)l->id_tok);
+    PyMem_RawFree(l->bmp);
+    PyMem_RawFree(l->astral);
+    PyMem_RawFree(l->astral_cp);
+    PyMem_RawFree(l->seq);
+    PyMem_RawFree(l->keys);
+    PyMem_RawFree(l->alive);
+    PyMem_RawFree(l->slot_of);
+    PyMem_RawFree(l->lanes);
+    PyMem_RawFree(l->seen);
+    PyMem_RawFree(l->grams);
+    PyMem_RawFree(l->views);
+    PyMem_RawFree(l->row);
+    PyMem_RawFree(l->work);
+    PyMem_RawFree(l->ter_ids);
+    PyMem_RawFree(l->cids);
+    PyMem_RawFree((void *)l->ids);
+    PyMem_RawFree(l->lens);
+}
+
+static Py_ssize_t pow2_above(Py_ssize_t n) {
+    Py_ssize_t cap = 16;
+    while (cap < 2 * n + 2)
+        cap *= 2;
+    return cap;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Phase 1: prepare a text.                                                              */
+
+/* obj lowercased into the arena as str.lower() does, or 0 when only Python can (capital
+   sigma, whose lowercase depends on its neighbours; U+0130, which lowercases to two
+   characters); -1 without memory. Every other character's full lowercase mapping is the
+   one character Py_UNICODE_TOLOWER gives (tests/test_batch_scoring.py checks them all). */
+static int lowered(Arena *a, Text *x) {
+    BleucliText v = bleucli_view(x->obj);
+    if (PyUnicode_IS_ASCII(x->obj)) {
+        Py_UCS1 *copy = arena_alloc(a, (size_t)v.len + 1);
+        if (copy == NULL)
+            return -1;
+        const Py_UCS1 *in = v.data;
+        for (Py_ssize_t i = 0; i < v.len; i++)
+            copy[i] = (Py_UCS1)(in[i] >= 'A' && in[i] <= 'Z' ? in[i] + 32 : in[i]);
+        x->full = (BleucliText){PyUnicode_1BYTE_KIND, copy, v.len};
+        return 1;
+    }
+    for (Py_ssize_t i = 0; i < v.len; i++) {
+        Py_UCS4 c = PyUnicode_READ(v.kind, v.data, i);
+        if (c == 0x3A3 || c == 0x130)
+            return 0;
+    }
+    if ((size_t)v.len > (size_t)PY_SSIZE_T_MAX / 4 - 1)
+        return -1;
+    Py_UCS4 *copy = arena_alloc(a, (size_t)v.len * 4 + 4);
+    if (copy == NULL)
+        return -1;
+    for (Py_ssize_t i = 0; i < v.len; i++)
+        copy[i] = Py_UNICODE_TOLOWER(PyUnicode_READ(v.kind, v.data, i));
+    x->full = (BleucliText){PyUnicode_4BYTE_KIND, copy, v.len};
+    return 1;
+}
+
+/* The tokens of x->full in `mode` into the arena (their characters too, when 13a rewrote
+   the line into the workspace). */
+static int prepare_tokens(Local *l, Arena *a, Text *x, int mode) {
+    if (grow((void **)&l->tokens, &l->tokens_cap, x->full.len + 1, sizeof(BleucliToken)) < 0)
+        return -1;
+    const void *chars;
+    int kind;
+    Py_ssize_t n = bleucli_hashed_tokens(l->w, &x->full, mode, l->tokens, &chars, &kind);
+    if (n < 0)
+        return -1;
+    x->tok = arena_alloc(a, (size_t)(n + 1) * sizeof(BleucliToken));
+    if (x->tok == NULL)
+        return -1;
+    memcpy(x->tok, l->tokens, (size_t)n * sizeof(BleucliToken));
+    x->n_tok = n;
+    x->chars = chars;
+    x->kind = kind;
+    if (chars != x->full.data) { /* 13a's rewritten line: the tokens' characters copied */
+        size_t end = n ? (size_t)x->tok[n - 1].start + x->tok[n - 1].len : 0;
+        void *copy = arena_alloc(a, end * (size_t)kind + 4);
+        if (copy == NULL)
+            return -1;
+        memcpy(copy, chars, end * (size_t)kind);
+        x->chars = copy;
+    }
+    return 0;
+}
+
+static int prepare_text(const Engine *e, Local *l, Arena *a, Text *x, int lower) {
+    const Options *o = &e->o;
+    x->full = bleucli_view(x->obj);
+    if (lower) {
+        int done = lowered(a, x);
+        if (done <= 0) {
+            x->state = TEXT_PYTHON_LOWER;
+            return done;
+        }
+    }
+    x->state = TEXT_READY;
+    if (o->metric == METRIC_CHRF) {
+        x->cps = arena_alloc(a, (size_t)(x->full.len + 1) * sizeof(uint32_t));
+        if (x->cps == NULL)
+            return -1;
+        x->n_cps = bleucli_chrf_chars(&x->full, o->whitespace, x->cps);
+        return o->word_order ? prepare_tokens(l, a, x, BLEUCLI_TOKENS_CHRF) : 0;
+    }
+    return prepare_tokens(l, a, x, e->tok13a ? BLEUCLI_TOKENS_13A : BLEUCLI_TOKENS_SPLIT);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Phase 2: a job's ids and n-grams.                                                     */
+
+/* An empty id table for the words of `n` reference tokens. */
+static int ids_reset(Local *l, Py_ssize_t n) {
+    Py_ssize_t cap = pow2_above(n);
+    if (cap > l->id_cap) {
+        PyMem_RawFree(l->id_slots);
+        l->id_slots = PyMem_RawCalloc((size_t)cap, sizeof(IdSlot));
+        if (l->id_slots == NULL) {
+            l->id_cap = 0;
+            return -1;
+        }
+        l->id_cap = cap;
+        l->id_gen = 0;
+    }
+    if (++l->id_gen == 0) {
+        memset(l->id_slots, 0, (size_t)l->id_cap * sizeof(IdSlot));
+        l->id_gen = 1;
+    }
+    if (n + 2 > l->id_entries) {
+        Py_ssize_t entries = l->id_entries;
+        if (grow((void **)&l->id_text, &entries, n + 2, sizeof(Text *)) < 0)
+            return -1;
+        const BleucliToken **tok = PyMem_RawRealloc((void *)l->id_tok,
+                                                    (size_t)entries * sizeof(BleucliToken *));
+        if (tok == NULL)
+            return -1;
+        l->id_tok = tok;
+        l->id_entries = entries;
+    }
+    l->n_ids = 0;
+    return 0;
+}
+
+/* The id (from 1) of token t of text x; a new one if `add`, else 0 for a word the table
+   does not have. The table's size is the power of two ids_reset chose for the job. */
+static inline uint32_t token_id(Local *l, Py_ssize_t mask, const Text *x, const BleucliToken *t,
+                                int add) {
+    Py_ssize_t slot = (Py_ssize_t)(t->hash & (uint64_t)mask);
+    for (;;) {
+        IdSlot *s = &l->id_slots[slot];
+        if (s->gen != l->id_gen) {
+            if (!add)
+                return 0;
+            uint32_t id = (uint32_t)++l->n_ids;
+            s->gen = l->id_gen;
+            s->hash = t->hash;
+            s->id = id;
+            l->id_text[id] = x;
+            l->id_tok[id] = t;
+            return id;
+        }
+        if (s->hash == t->hash && same_token(l->id_text[s->id], l->id_tok[s->id], x, t))
+            return s->id;
+        slot = (slot + 1) & mask;
+    }
+}
+
+/* Ids of the words of texts[0..n) (the references, added) and of hyp (looked up) into
+   l->seq: reference k's at seq + at[k], the hypothesis' after them. */
+static int word_ids(Local *l, const Text *const *refs, Py_ssize_t n, const Text *hyp,
+                    Py_ssize_t *at) {
+    Py_ssize_t total = 0;
+    for (Py_ssize_t k = 0; k < n; k++)
+        total += refs[k]->n_tok;
+    if (ids_reset(l, total) < 0 ||
+        grow((void **)&l->seq, &l->seq_cap, total + hyp->n_tok + 1, sizeof(uint32_t)) < 0)
+        return -1;
+    /* the table is used at the job's size: a long job before must not slow every later one */
+    Py_ssize_t mask = pow2_above(total) - 1, offset = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        at[k] = offset;
+        for (Py_ssize_t i = 0; i < refs[k]->n_tok; i++)
+            l->seq[offset++] = token_id(l, mask, refs[k], &refs[k]->tok[i], 1);
+    }
+    at[n] = offset;
+    for (Py_ssize_t i = 0; i < hyp->n_tok; i++)
+        l->seq[offset + i] = token_id(l, mask, hyp, &hyp->tok[i], 0);
+    return 0;
+}
+
+/* An empty n-gram table for `n` n-grams. */
+static int grams_reset(Local *l, Py_ssize_t n) {
+    Py_ssize_t cap = pow2_above(n);
+    if (cap > l->grams_cap) {
+        PyMem_RawFree(l->grams);
+        l->grams = PyMem_RawCalloc((size_t)cap, sizeof(Gram));
+        if (l->grams == NULL) {
+            l->grams_cap = 0;
+            return -1;
+        }
+        l->grams_cap = cap;
+        l->gram_gen = 0;
+    }
+    if (++l->gram_gen == 0) {
+        memset(l->grams, 0, (size_t)l->grams_cap * sizeof(Gram));
+        l->gram_gen = 1;
+    }
+    int bits = 0;
+    while (((Py_ssize_t)1 << bits) < cap)
+        bits++;
+    l->gram_shift = 64 - bits;
+    return 0;
+}
+
+static inline Py_ssize_t gram_home(const Local *l, uint64_t key) {
+    return (Py_ssize_t)((key * 0x9e3779b97f4a7c15ULL) >> l->gram_shift);
+}
+
+/* The entry of `key` (not 0), added if new. */
+static inline Gram *gram_add(Local *l, uint64_t key) {
+    Py_ssize_t mask = ((Py_ssize_t)1 << (64 - l->gram_shift)) - 1, slot = gram_home(l, key);
+    for (;;) {
+        Gram *g = &l->grams[slot];
+        if (g->gen != l->gram_gen) {
+            g->gen = l->gram_gen;
+            g->key = key;
+            g->ref = g->hyp = 0;
+            return g;
+        }
+        if (g->key == key)
+            return g;
+        slot = (slot + 1) & mask;
+    }
+}
+
+/* The entry of `key`, or NULL. */
+static inline Gram *gram_find(Local *l, uint64_t key) {
+    Py_ssize_t mask = ((Py_ssize_t)1 << (64 - l->gram_shift)) - 1, slot = gram_home(l, key);
+    for (;;) {
+        Gram *g = &l->grams[slot];
+        if (g->gen != l->gram_gen)
+            return NULL;
+        if (g->key == key)
+            return g;
+        slot = (slot + 1) & mask;
+    }
+}
+
+/* Extend the keys of the n-grams of order - 1 at each position of ids[0..n) to `order`
+   (bits per id); a key holding an id 0 (a word the references do not have) stays 0. */
+static inline Py_ssize_t roll_keys(uint64_t *keys, const uint32_t *ids, Py_ssize_t n,
+                                   Py_ssize_t order, int bits) {
+    Py_ssize_t count = n >= order ? n - order + 1 : 0;
+    if (order == 1) {
+        for (Py_ssize_t i = 0; i < count; i++)
+            keys[i] = ids[i];
+        return count;
+    }
+    int shift = bits * (int)(order - 1);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        uint64_t id = ids[i + order - 1];
+        keys[i] = keys[i] && id ? keys[i] | (id << shift) : 0;
+    }
+    return count;
+}
+
+/* Clipped n-gram matches per order, 1..orders, of the hypothesis hyp[0..hyp_len) against
+   the references ref[at[k] .. at[k + 1]) for k < n_refs (a hypothesis n-gram counts as often
+   as the reference that has it most often) into matches[0..orders); keys carry `bits` per
+   id. Each order has a table of its own, as small as the sentence. An n-gram can only match
+   if both its (n - 1)-grams do, on either side: an order looks up (or, on the reference
+   side, counts) only those. */
+static int count_matches(Local *l, const uint32_t *ref, const Py_ssize_t *at, Py_ssize_t n_refs,
+                         const uint32_t *hyp, Py_ssize_t hyp_len, Py_ssize_t orders, int bits,
+                         Py_ssize_t *matches) {
+    Py_ssize_t R = at[n_refs], total = R + hyp_len + 1;
+    if (grow((void **)&l->keys, &l->keys_cap, total, sizeof(uint64_t)) < 0 ||
+        grow((void **)&l->alive, &l->alive_cap, total, 1) < 0 ||
+        grow((void **)&l->slot_of, &l->slot_of_cap, R + 1, sizeof(uint32_t)) < 0)
+        return -1;
+    uint64_t *ref_keys = l->keys, *hyp_keys = l->keys + R;
+    unsigned char *ref_alive = l->alive, *hyp_alive = l->alive + R;
+    uint32_t *slot_of = l->slot_of;
+    for (Py_ssize_t order = 1; order <= orders; order++) {
+        Py_ssize_t grams = 0;
+        for (Py_ssize_t k = 0; k < n_refs; k++)
+            grams += at[k + 1] - at[k] >= order ? at[k + 1] - at[k] - order + 1 : 0;
+        if (grams_reset(l, grams) < 0)
+            return -1;
+        for (Py_ssize_t k = 0; k < n_refs; k++) {
+            Py_ssize_t count = roll_keys(ref_keys + at[k], ref + at[k], at[k + 1] - at[k],
+                                         order, bits);
+            for (Py_ssize_t p = at[k]; p < at[k] + count; p++) {
+                if (order > 1 && !(ref_alive[p] && ref_alive[p + 1])) {
+                    slot_of[p] = UINT32_MAX;
+                    continue;
+                }
+                Gram *g = gram_add(l, ref_keys[p]);
+                slot_of[p] = (uint32_t)(g - l->grams);
+                g->hyp++; /* this reference's count, for now */
+            }
+            for (Py_ssize_t p = at[k]; p < at[k] + count; p++) {
+                if (slot_of[p] == UINT32_MAX)
+                    continue;
+                Gram *g = &l->grams[slot_of[p]];
+                if (g->hyp > g->ref)
+                    g->ref = g->hyp;
+                g->hyp = 0;
+            }
+        }
+        Py_ssize_t count = roll_keys(hyp_keys, hyp, hyp_len, order, bits), correct = 0;
+        for (Py_ssize_t i = 0; i < count; i++) {
+            int found = 0;
+            if (hyp_keys[i] != 0 && (order == 1 || (hyp_alive[i] && hyp_alive[i + 1]))) {
+                Gram *g = gram_find(l, hyp_keys[i]);
+                if (g != NULL) {
+                    found = 1;
+                    if (++g->hyp <= g->ref)
+                        correct++;
+                }
+            }
+            hyp_alive[i] = (unsigned char)found;
+        }
+        matches[order - 1] = correct;
+        for (Py_ssize_t k = 0; k < n_refs; k++) {
+            Py_ssize_t n = at[k + 1] - at[k], count_k = n >= order ? n - order + 1 : 0;
+            for (Py_ssize_t p = at[k]; p < at[k] + count_k; p++)
+                ref_alive[p] = slot_of[p] != UINT32_MAX && l->grams[slot_of[p]].hyp > 0;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Phase 2: clipped matches of short sentences by common runs, without branches.         */
+/*                                                                                       */
+/* run[i][j], the length of the common run of hypothesis ids from i and reference ids from */
+/* j (capped at the highest order N), is 0 where they differ and 1 + run[i + 1][j + 1]     */
+/* where they are equal: the hypothesis n-gram at i equals the reference n-gram at j iff   */
+/* run[i][j] >= n. So a row of run gives, per order, how often the reference has the       */
+/* n-gram at i; the same over the hypothesis itself (positions i' < i) gives how many      */
+/* earlier copies it has. The n-gram at i is a clipped match iff its copy number (1 +      */
+/* earlier copies) is at most the reference's count: summed over i, that is the sum over   */
+/* distinct n-grams of min(hypothesis count, reference count). A row is computed eight     */
+/* positions at a time (ids of 16 bits); a sentence pair of m x n ids costs about m * n / 8 */
+/* vector steps per order, less than the hash path's table probes while m * n is small.     */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define HAVE_RUNS 1
+#define LANES 8
+#define MAX_RUN_ORDER 8
+/* Most cells (hypothesis x references and hypothesis x itself) a job takes this way. */
+#define MAX_RUN_CELLS 40000
+
+/* Signed 16-bit lanes: SSE2 compares and takes minimums of those in one instruction each
+   (ids are compared for equality only, so ids above 0x7fff are fine). */
+typedef int16_t Lanes __attribute__((vector_size(16)));
+#define ALWAYS_INLINE __attribute__((always_inline)) inline
+
+static ALWAYS_INLINE Lanes lanes_load(const uint16_t *p) {
+    Lanes v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static ALWAYS_INLINE void lanes_store(uint16_t *p, Lanes v) { memcpy(p, &v, sizeof v); }
+
+static ALWAYS_INLINE Lanes lanes_splat(int x) {
+    Lanes v = {(int16_t)x, (int16_t)x, (int16_t)x, (int16_t)x,
+               (int16_t)x, (int16_t)x, (int16_t)x, (int16_t)x};
+    return v;
+}
+
+static ALWAYS_INLINE unsigned lanes_sum(Lanes v) {
+    unsigned total = 0;
+    for (int k = 0; k < LANES; k++)
+        total += (uint16_t)v[k];
+    return total;
+}
+
+/* The run at each of seq[j .. j + LANES): 0 where seq differs from `want`, else one more
+   than the run below-right (below[j + 1 ..]), at most cap. */
+static ALWAYS_INLINE Lanes run_step(const uint16_t *seq, const uint16_t *below, Py_ssize_t j,
+                                    Lanes want, Lanes cap) {
+    Lanes eq = (Lanes)(lanes_load(seq + j) == want);
+    Lanes next = lanes_load(below + j + 1) + lanes_splat(1);
+    Lanes small = (Lanes)(next < cap);
+    return ((next & small) | (cap & ~small)) & eq;
+}
+
+/* most[n - 1][i] = the most any reference has of the hypothesis n-gram at i (n <= N),
+   from the hypothesis' H ids and a reference's Rp (padded). Rows of a word no reference
+   has (id 0) are all zeros, without work: `zero` is such a row. N is a constant where this
+   is inlined: the order loops unroll, the counts stay in registers. */
+static ALWAYS_INLINE void reference_counts(const uint16_t *h, Py_ssize_t H, const uint16_t *r,
+                                           Py_ssize_t Rp, uint16_t *const rows[2],
+                                           const uint16_t *zero, uint16_t *most, Py_ssize_t Hp,
+                                           const int N) {
+    const uint16_t *below = zero;
+    int next = 0;
+    const Lanes cap = lanes_splat(N);
+    for (Py_ssize_t i = H - 1; i >= 0; i--) {
+        if (h[i] == 0) {
+            below = zero;
+            continue;
+        }
+        uint16_t *row = rows[next];
+        next ^= 1;
+        const Lanes want = lanes_splat((int16_t)h[i]);
+        /* one counter per order, in registers (N is a constant: the tests fold away) */
+        Lanes c0 = lanes_splat(0), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
+        for (Py_ssize_t j = 0; j < Rp; j += LANES) {
+            Lanes run = run_step(r, below, j, want, cap);
+            lanes_store(row + j, run);
+#define COUNT(n)                                                                           \
+    if (N > n)                                                                             \
+        c##n -= (Lanes)(run > lanes_splat(n));
+            COUNT(0) COUNT(1) COUNT(2) COUNT(3) COUNT(4) COUNT(5) COUNT(6) COUNT(7)
+#undef COUNT
+        }
+        const Lanes counts[MAX_RUN_ORDER] = {c0, c1, c2, c3, c4, c5, c6, c7};
+        for (int n = 0; n < N; n++) {
+            unsigned c = lanes_sum(counts[n]);
+            if (c > most[n * Hp + i])
+                most[n * Hp + i] = (uint16_t)c;
+        }
+        below = row;
+    }
+}
+
+/* before[n - 1][i] = how many positions i' < i of the hypothesis have the n-gram at i.
+   later[i']: whether h[i'] occurs after i'; a row of a word that does not, or of id 0
+   (its n-grams cannot match), is zeros without work. */
+static ALWAYS_INLINE void earlier_copies(const uint16_t *h, Py_ssize_t H, Py_ssize_t Hp,
+                                         const unsigned char *later, uint16_t *const rows[2],
+                                         const uint16_t *zero, uint16_t *before, const int N) {
+    const uint16_t *below = zero;
+    int next = 0;
+    const Lanes cap = lanes_splat(N), index = {0, 1, 2, 3, 4, 5, 6, 7};
+    for (Py_ssize_t i = H - 1; i >= 0; i--) {
+        if (!later[i] || h[i] == 0) {
+            below = zero;
+            continue;
+        }
+        uint16_t *row = rows[next];
+        next ^= 1;
+        const Lanes want = lanes_splat((int16_t)h[i]), self = lanes_splat((int)i);
+        /* columns up to i only feed columns up to i: start at i's block */
+        for (Py_ssize_t j = i / LANES * LANES; j < Hp; j += LANES) {
+            Lanes run = run_step(h, below, j, want, cap);
+            lanes_store(row + j, run);
+            run &= (Lanes)((index + lanes_splat((int)j)) > self);
+#define COUNT(n)                                                                           \
+    if (N > n)                                                                             \
+        lanes_store(before + n * Hp + j,                                                   \
+                    lanes_load(before + n * Hp + j) - (Lanes)(run > lanes_splat(n)));
+            COUNT(0) COUNT(1) COUNT(2) COUNT(3) COUNT(4) COUNT(5) COUNT(6) COUNT(7)
+#undef COUNT
+        }
+        below = row;
+    }
+}
+
+/* Ids (from 1; 0 in the hypothesis: a word no reference has) as 16-bit lanes, padded to a
+   multiple of LANES with 0xffff, which no id equals. */
+static uint16_t *as_lanes(const uint32_t *ids, Py_ssize_t n, uint16_t *out) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        out[i] = (uint16_t)ids[i];
+    for (Py_ssize_t i = n; i < (n + LANES - 1) / LANES * LANES; i++)
+        out[i] = 0xffff;
+    return out;
+}
+
+static inline Py_ssize_t padded(Py_ssize_t n) { return (n + LANES - 1) / LANES * LANES; }
+
+/* Whether runs_matches takes this job (ids below 0xffff, the pairs few enough). */
+static int runs_fit(Py_ssize_t hyp_len, Py_ssize_t ref_total, Py_ssize_t orders, Py_ssize_t n_ids) {
+    return orders <= MAX_RUN_ORDER && n_ids < 0xffff && hyp_len < 0xffff &&
+           (hyp_len + LANES) * (ref_total + hyp_len + LANES) <= MAX_RUN_CELLS;
+}
+
+#define RUNS_CASE(N)                                                                       \
+    case N:                                                                                \
+        for (Py_ssize_t k = 0; k < n_refs; k++) {                                          \
+            Py_ssize_t R = at[k + 1] - at[k];                                              \
+            as_lanes(ref + at[k], R, r);                                                   \
+            reference_counts(h, H, r, padded(R), rows, zero, most, Hp, N);                 \
+        }                                                                                  \
+        earlier_copies(h, H, Hp, later, rows, zero, before, N);                            \
+        break;
+
+/* count_matches' result by common runs. */
+static int runs_matches(Local *l, const uint32_t *ref, const Py_ssize_t *at, Py_ssize_t n_refs,
+                        const uint32_t *hyp, Py_ssize_t H, Py_ssize_t orders, Py_ssize_t n_ids,
+                        Py_ssize_t *matches) {
+    int N = (int)orders;
+    Py_ssize_t Hp = padded(H), longest = Hp;
+    for (Py_ssize_t k = 0; k < n_refs; k++)
+        if (padded(at[k + 1] - at[k]) > longest)
+            longest = padded(at[k + 1] - at[k]);
+    /* hypothesis lanes, reference lanes, three rows (two, and one of zeros), then per
+       order: the most any reference has of the n-gram at i, and how many copies come
+       before i; then whether each hypothesis id occurs again later */
+    Py_ssize_t width = longest + LANES;
+    Py_ssize_t need = Hp + longest + 3 * width + 2 * (Py_ssize_t)N * Hp + (H + 1) / 2 + LANES;
+    if (grow((void **)&l->lanes, &l->lanes_cap, need, sizeof(uint16_t)) < 0 ||
+        grow_zeroed((void **)&l->seen, &l->seen_cap, n_ids + 1, sizeof(uint32_t)) < 0)
+        return -1;
+    uint16_t *h = as_lanes(hyp, H, l->lanes), *r = h + Hp, *zero = r + longest;
+    uint16_t *const rows[2] = {zero + width, zero + 2 * width};
+    uint16_t *most = zero + 3 * width, *before = most + (Py_ssize_t)N * Hp;
+    unsigned char *later = (unsigned char *)(before + (Py_ssize_t)N * Hp);
+    memset(zero, 0, 3 * (size_t)width * sizeof(uint16_t)); /* the rows' tails stay 0 */
+    memset(most, 0, 2 * (size_t)N * (size_t)Hp * sizeof(uint16_t));
+    if (++l->seen_gen == 0) {
+        memset(l->seen, 0, (size_t)l->seen_cap * sizeof(uint32_t));
+        l->seen_gen = 1;
+    }
+    for (Py_ssize_t i = H - 1; i >= 0; i--) {
+        later[i] = l->seen[hyp[i]] == l->seen_gen;
+        l->seen[hyp[i]] = l->seen_gen;
+    }
+    switch (N) {
+        RUNS_CASE(1)
+        RUNS_CASE(2)
+        RUNS_CASE(3)
+        RUNS_CASE(4)
+        RUNS_CASE(5)
+        RUNS_CASE(6)
+        RUNS_CASE(7)
+        RUNS_CASE(8)
+    default:
+        return -1; /* never: runs_fit takes orders 1..8 */
+    }
+    for (int n = 1; n <= N; n++) {
+        Py_ssize_t correct = 0;
+        const uint16_t *m = most + (Py_ssize_t)(n - 1) * Hp, *b = before + (Py_ssize_t)(n - 1) * Hp;
+        for (Py_ssize_t i = 0; i < H; i++)
+            correct += m[i] > b[i];
+        matches[n - 1] = correct;
+    }
+    return 0;
+}
+#else
+#define HAVE_RUNS 0
+static int runs_fit(Py_ssize_t hyp_len, Py_ssize_t ref_total, Py_ssize_t orders, Py_ssize_t n_ids) {
+    (void)hyp_len, (void)ref_total, (void)orders, (void)n_ids;
+    return 0;
+}
+static int runs_matches(Local *l, const uint32_t *ref, const Py_ssize_t *at, Py_ssize_t n_refs,
+                        const uint32_t *hyp, Py_ssize_t H, Py_ssize_t orders, Py_ssize_t n_ids,
+                        Py_ssize_t *matches) {
+    (void)l, (void)ref, (void)at, (void)n_refs, (void)hyp, (void)H, (void)orders, (void)n_ids,
+        (void)matches;
+    return -1;
+}
+#endif
+
+/* Clipped matches per order: by common runs while the sentences are short, else by the
+   n-gram tables (the same counts either way). */
+static int clipped_matches(Local *l, const uint32_t *ref, const Py_ssize_t *at,
+                           Py_ssize_t n_refs, const uint32_t *hyp, Py_ssize_t hyp_len,
+                           Py_ssize_t orders, int bits, Py_ssize_t n_ids, Py_ssize_t *matches) {
+    if (l->runs && runs_fit(hyp_len, at[n_refs], orders, n_ids))
+        return runs_matches(l, ref, at, n_refs, hyp, hyp_len, orders, n_ids, matches);
+    return count_matches(l, ref, at, n_refs, hyp, hyp_len, orders, bits, matches);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Phase 2: the jobs.                                                                    */
+
+/* BLEU of job j through packed keys; 1 when the job is beyond them (then the general
+   path scores it), 0 done, -1 no memory. */
+static int bleu_packed(const Engine *e, Local *l, Py_ssize_t j, const Text *hyp,
+                       const Text *const *refs, Py_ssize_t n_refs) {
+    const Options *o = &e->o;
+    Py_ssize_t order = o->max_order;
+    if (order > 4 || e->general)
+        return 1;
+    Py_ssize_t at[65];
+    if (n_refs > 64)
+        return 1;
+    if (word_ids(l, refs, n_refs, hyp, at) < 0)
+        return -1;
+    if (l->n_ids >= 65535)
+        return 1;
+    Py_ssize_t hyp_len = hyp->n_tok, best = -1, best_diff = -1;
+    if (hyp_len >= 65535)
+        return 1;
+    for (Py_ssize_t k = 0; k < n_refs; k++) { /* closest reference length, ties: shorter */
+        Py_ssize_t len = at[k + 1] - at[k];
+        Py_ssize_t diff = hyp_len > len ? hyp_len - len : len - hyp_len;
+        if (best_diff == -1 || diff < best_diff || (diff == best_diff && len < best)) {
+            best = len;
+            best_diff = diff;
+        }
+        if (len >= 65535)
+            return 1;
+    }
+    if (grow((void **)&l->row, &l->row_cap, o->width, sizeof(Py_ssize_t)) < 0)
+        return -1;
+    Py_ssize_t *row = l->row, matches[4];
+    if (clipped_matches(l, l->seq, at, n_refs, l->seq + at[n_refs], hyp_len, order, 16,
+                        l->n_ids, matches) < 0)
+        return -1;
+    row[0] = hyp_len;
+    row[1] = best;
+    for (Py_ssize_t n = 1; n <= order; n++) {
+        row[1 + n] = matches[n - 1];
+        row[1 + order + n] = hyp_len >= n ? hyp_len - n + 1 : 0;
+    }
+    e->out[j] = bleu_score(o, row, l->work);
+    return 0;
+}
+
+/* The id (from 1) of code point c; new if `add`, else 0 when the references lack it. */
+static inline uint32_t char_id(Local *l, uint32_t c, int add) {
+    CharSlot *s;
+    if (c < 65536) {
+        s = &l->bmp[c];
+    } else {
+        Py_ssize_t mask = l->astral_cap - 1, slot = (Py_ssize_t)((c * 0x9e3779b1u) & (uint32_t)mask);
+        for (;;) {
+            s = &l->astral[slot];
+            if (s->gen != l->cp_gen || l->astral_cp[slot] == c)
+                break;
+            slot = (slot + 1) & mask;
+        }
+        if (s->gen != l->cp_gen && add)
+            l->astral_cp[slot] = c;
+    }
+    if (s->gen == l->cp_gen)
+        return s->id;
+    if (!add)
+        return 0;
+    s->gen = l->cp_gen;
+    s->id = ++l->n_cps;
+    return s->id;
+}
+
+/* Room for the character table of a job with `astral` code points at most beyond the BMP. */
+static int chars_reset(Local *l, Py_ssize_t astral) {
+    if (l->bmp == NULL) {
+        l->bmp = PyMem_RawCalloc(65536, sizeof(CharSlot));
+        if (l->bmp == NULL)
+            return -1;
+    }
+    Py_ssize_t cap = pow2_above(astral);
+    if (cap > l->astral_cap) {
+        PyMem_RawFree(l->astral);
+        PyMem_RawFree(l->astral_cp);
+        l->astral = PyMem_RawCalloc((size_t)cap, sizeof(CharSlot));
+        l->astral_cp = PyMem_RawCalloc((size_t)cap, sizeof(uint32_t));
+        if (l->astral == NULL || l->astral_cp == NULL) {
+            l->astral_cap = 0;
+            return -1;
+        }
+        l->astral_cap = cap; /* its slots are of generation 0, never a current one */
+    }
+    if (++l->cp_gen == 0) {
+        memset(l->bmp, 0, 65536 * sizeof(CharSlot));
+        memset(l->astral, 0, (size_t)l->astral_cap * sizeof(CharSlot));
+        l->cp_gen = 1;
+    }
+    l->n_cps = 0;
+    return 0;
+}
+
+/* chrF of job j through packed keys (1: beyond them, 0 done, -1 no memory). */
+static int chrf_packed(const Engine *e, Local *l, Py_ssize_t j, const Text *hyp,
+                       const Text *const *refs, Py_ssize_t n_refs) {
+    const Options *o = &e->o;
+    Py_ssize_t C = o->char_order, Wo = o->word_order;
+    int bits = C > 0 ? (int)(63 / C) : 32;
+    if (Wo > 3 || C > 63 || n_refs > 64 || e->general)
+        return 1;
+    /* characters: the references' ids, then the hypothesis' (0: absent from them) */
+    Py_ssize_t total = hyp->n_cps, astral = 0;
+    if (hyp->n_cps >= 65535 || hyp->n_tok >= 65535)
+        return 1;
+    for (Py_ssize_t k = 0; k < n_refs; k++) {
+        if (refs[k]->n_cps >= 65535 || refs[k]->n_tok >= 65535)
+            return 1;
+        total += refs[k]->n_cps;
+        for (Py_ssize_t i = 0; i < refs[k]->n_cps; i++)
+            astral += refs[k]->cps[i] >= 65536;
+    }
+    Py_ssize_t word_at[65];
+    if (Wo > 0) {
+        if (word_ids(l, refs, n_refs, hyp, word_at) < 0)
+            return -1;
+        if (l->n_ids >= 65535)
+            return 1;
+    }
+    if (chars_reset(l, astral) < 0 ||
+        grow((void **)&l->cids, &l->cids_cap, total + 1, sizeof(uint32_t)) < 0 ||
+        grow((void **)&l->row, &l->row_cap, o->width, sizeof(Py_ssize_t)) < 0)
+        return -1;
+    uint32_t *cids = l->cids;
+    Py_ssize_t offset = 0, char_at[65];
+    for (Py_ssize_t k = 0; k < n_refs; k++) {
+        char_at[k] = offset;
+        for (Py_ssize_t i = 0; i < refs[k]->n_cps; i++)
+            cids[offset++] = char_id(l, refs[k]->cps[i], 1);
+    }
+    char_at[n_refs] = offset;
+    if (bits < 32 && l->n_cps >= ((uint32_t)1 << bits))
+        return 1;
+    for (Py_ssize_t i = 0; i < hyp->n_cps; i++)
+        cids[offset + i] = char_id(l, hyp->cps[i], 0);
+    const uint32_t *hyp_chars = cids + char_at[n_refs];
+    double best = -1.0;
+    Py_ssize_t matches[64 + 3];
+    for (Py_ssize_t k = 0; k < n_refs; k++) {
+        Py_ssize_t n_chars = char_at[k + 1] - char_at[k];
+        Py_ssize_t n_words = Wo ? word_at[k + 1] - word_at[k] : 0;
+        Py_ssize_t *row = l->row;
+        Py_ssize_t chars_at[2] = {0, n_chars}, words_at[2] = {0, n_words};
+        if (clipped_matches(l, cids + char_at[k], chars_at, 1, hyp_chars, hyp->n_cps, C, bits,
+                            l->n_cps, matches) < 0 ||
+            (Wo && clipped_matches(l, l->seq + word_at[k], words_at, 1,
+                                   l->seq + word_at[n_refs], hyp->n_tok, Wo, 16, l->n_ids,
+                                   matches + C) < 0))
+            return -1;
+        for (Py_ssize_t i = 0; i < C + Wo; i++) {
+            Py_ssize_t n = i < C ? i + 1 : i - C + 1;
+            Py_ssize_t ref_len = i < C ? n_chars : n_words;
+            Py_ssize_t hyp_len = i < C ? hyp->n_cps : hyp->n_tok;
+            Py_ssize_t ref_total = ref_len >= n ? ref_len - n + 1 : 0;
+            row[3 * i] = ref_total && hyp_len >= n ? hyp_len - n + 1 : 0;
+            row[3 * i + 1] = ref_total;
+            row[3 * i + 2] = ref_total ? matches[i] : 0;
+        }
+        double f = chrf_score(o, row);
+        if (f > best)
+            best = f;
+    }
+    e->out[j] = best;
+    return 0;
+}
+
+/* TER of job j: the words' ids, then the edit count of bleucli_ter_count. */
+static int ter_job(Engine *e, Local *l, Py_ssize_t j, const Text *hyp, const Text *const *refs,
+                   Py_ssize_t n_refs, long long *ter_code) {
+    Py_ssize_t at[65];
+    if (n_refs > 64)
+        return BATCH_NO_MEMORY; /* never: a call has at most 64 streams (checked) */
+    if (word_ids(l, refs, n_refs, hyp, at) < 0 ||
+        grow((void **)&l->ter_ids, &l->ter_cap, at[n_refs] + hyp->n_tok + 1, sizeof(Py_ssize_t)) < 0)
+        return BATCH_NO_MEMORY;
+    Py_ssize_t *ids = l->ter_ids, n_hyp = hyp->n_tok;
+    for (Py_ssize_t i = 0; i < at[n_refs] + n_hyp; i++)
+        ids[i] = l->seq[i];
+    long long best = 10000000000000000LL, ref_lengths = 0;
+    for (Py_ssize_t k = 0; k < n_refs; k++) {
+        Py_ssize_t n_ref = at[k + 1] - at[k];
+        long long edits = n_ref == 0 ? n_hyp
+                                     : bleucli_ter_count(ids + at[n_refs], n_hyp, ids + at[k], n_ref);
+        if (edits < 0) {
+            *ter_code = edits;
+            l->words[0] = n_hyp;
+            l->words[1] = n_ref;
+            return edits == TER_NO_MEMORY ? BATCH_NO_MEMORY : BATCH_TER;
+        }
+        ref_lengths += n_ref;
+        if (edits < best)
+            best = edits;
+    }
+    e->out[j] = ter_score(best, ref_lengths, n_refs);
+    return BATCH_OK;
+}
+
+/* BLEU or chrF of job j through the per-call API's statistics functions. */
+static int general_job(Engine *e, Local *l, Py_ssize_t j, const Text *hyp,
+                       const Text *const *refs, Py_ssize_t n_refs) {
+    const Options *o = &e->o;
+    if (grow((void **)&l->views, &l->views_cap, n_refs + 1, sizeof(BleucliText)) < 0 ||
+        grow((void **)&l->row, &l->row_cap, (n_refs + 1) * o->width, sizeof(Py_ssize_t)) < 0)
+        return BATCH_NO_MEMORY;
+    l->views[0] = hyp->full;
+    for (Py_ssize_t k = 0; k < n_refs; k++)
+        l->views[1 + k] = refs[k]->full;
+    if (o->metric == METRIC_BLEU) {
+        if (bleucli_bleu_row(l->w, &l->views[0], l->views + 1, n_refs, o->max_order, e->tok13a,
+                             l->row) < 0)
+            return BATCH_NO_MEMORY;
+        e->out[j] = bleu_score(o, l->row, l->work);
+        return BATCH_OK;
+    }
+    if (bleucli_chrf_rows(l->w, &l->views[0], l->views + 1, n_refs, o->char_order,
+                          o->word_order, o->whitespace, l->row) < 0)
+        return BATCH_NO_MEMORY;
+    double best = -1.0;
+    for (Py_ssize_t k = 0; k < n_refs; k++) {
+        double f = chrf_score(o, l->row + k * o->width);
+        if (f > best)
+            best = f;
+    }
+    e->out[j] = best;
+    return BATCH_OK;
+}
+
+static int score_job(Engine *e, Local *l, Py_ssize_t j, long long *ter_code) {
+    const Text *refs[64];
+    Py_ssize_t n_refs = 0;
+    const Text *hyp = &e->texts[e->hyp_at[j]];
+    for (Py_ssize_t k = 0; k < e->n_streams; k++) {
+        Py_ssize_t at = e->ref_at[j * e->n_streams + k];
+        if (at >= 0)
+            refs[n_refs++] = &e->texts[at];
+    }
+    int packed = 1;
+    if (e->o.metric == METRIC_TER)
+        return ter_job(e, l, j, hyp, refs, n_refs, ter_code);
+    if (e->o.metric == METRIC_BLEU)
+        packed = bleu_packed(e, l, j, hyp, refs, n_refs);
+    else
+        packed = chrf_packed(e, l, j, hyp, refs, n_refs);
+    if (packed < 0)
+        return BATCH_NO_MEMORY;
+    return packed == 0 ? BATCH_OK : general_job(e, l, j, hyp, refs, n_refs);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Work sharing.                                                                         */
+
+static int claim(Engine *e, Py_ssize_t chunk, Py_ssize_t *start, Py_ssize_t *stop) {
+#if HAVE_THREADS
+    pthread_mutex_lock(&e->lock);
+#endif
+    int ok = e->error == BATCH_OK && e->next < e->n_items;
+    if (ok) {
+        *start = e->next;
+        *stop = e->next + chunk < e->n_items ? e->next + chunk : e->n_items;
+        e->next = *stop;
+    }
+#if HAVE_THREADS
+    pthread_mutex_unlock(&e->lock);
+#endif
+    return ok;
+}
+
+static void fail(Engine *e, int error, long long ter_code, Py_ssize_t job,
+                 const Py_ssize_t *words) {
+#if HAVE_THREADS
+    pthread_mutex_lock(&e->lock);
+#endif
+    if (e->error == BATCH_OK) {
+        e->error = error;
+        e->ter_code = ter_code;
+        e->failed_job = job;
+        e->failed_words[0] = words[0];
+        e->failed_words[1] = words[1];
+    }
+#if HAVE_THREADS
+    pthread_mutex_unlock(&e->lock);
+#endif
+}
+
+static int local_init(const Engine *e, Local *l) {
+    memset(l, 0, sizeof(*l));
+    l->runs = HAVE_RUNS && e->runs;
+    l->w = bleucli_workspace_new();
+    l->work = PyMem_RawMalloc((size_t)(3 * e->o.max_order + 3) * sizeof(double));
+    return l->w != NULL && l->work != NULL ? 0 : -1;
+}
+
+typedef struct {
+    Engine *e;
+    int index;
+} Worker;
+
+static void *worker(void *arg) {
+    Worker *wk = arg;
+    Engine *e = wk->e;
+    Local l;
+    Py_ssize_t none[2] = {0, 0};
+    if (local_init(e, &l) < 0) {
+        fail(e, BATCH_NO_MEMORY, 0, 0, none);
+        local_free(&l);
+        return NULL;
+    }
+    Py_ssize_t start, stop;
+    while (claim(e, 32, &start, &stop)) {
+        for (Py_ssize_t i = start; i < stop; i++) {
+            long long ter_code = 0;
+            int error;
+            if (e->phase == 1)
+                error = prepare_text(e, &l, &e->arenas[wk->index], &e->texts[i], e->lower) < 0
+                            ? BATCH_NO_MEMORY : BATCH_OK;
+            else
+                error = score_job(e, &l, i, &ter_code);
+            if (error != BATCH_OK) {
+                fail(e, error, ter_code, i, l.words);
+                break;
+            }
+        }
+    }
+    local_free(&l);
+    return NULL;
+}
+
+/* Run a phase over n items on e->threads threads (the calling thread is one of them). */
+static void run_phase(Engine *e, int phase, Py_ssize_t n) {
+    e->phase = phase;
+    e->next = 0;
+    e->n_items = n;
+    Worker workers[256];
+    int count = e->threads < 256 ? e->threads : 256;
+    for (int k = 0; k < count; k++)
+        workers[k] = (Worker){e, k};
+#if HAVE_THREADS
+    pthread_t ids[256];
+    int started = 0;
+    for (int k = 1; k < count && k < n; k++) {
+        if (pthread_create(&ids[started], NULL, worker, &workers[k]) != 0)
+            break; /* fewer threads: the same results */
+        started++;
+    }
+    worker(&workers[0]);
+    for (int k = 0; k < started; k++)
+        pthread_join(ids[k], NULL);
+#else
+    worker(&workers[0]);
+#endif
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* The entry point.                                                                      */
+
+/* Each distinct object of hyps and refs as a text: e->texts, e->hyp_at, e->ref_at. */
+static int distinct_texts(Engine *e, PyObject **hyps, PyObject **refs) {
+    Py_ssize_t n = e->n_jobs, items = n + n * e->n_streams, cap = pow2_above(items);
+    Py_ssize_t *slots = PyMem_RawMalloc((size_t)cap * sizeof(Py_ssize_t));
+    e->texts = PyMem_RawCalloc((size_t)items + 1, sizeof(Text));
+    e->hyp_at = PyMem_RawMalloc(((size_t)n + 1) * sizeof(Py_ssize_t));
+    e->ref_at = PyMem_RawMalloc(((size_t)(n * e->n_streams) + 1) * sizeof(Py_ssize_t));
+    if (slots == NULL || e->texts == NULL || e->hyp_at == NULL || e->ref_at == NULL) {
+        PyMem_RawFree(slots);
+        return -1;
+    }
+    memset(slots, 0xff, (size_t)cap * sizeof(Py_ssize_t));
+    for (Py_ssize_t i = 0; i < items; i++) {
+        PyObject *obj = i < n ? hyps[i] : refs[i - n];
+        Py_ssize_t *at = i < n ? &e->hyp_at[i] : &e->ref_at[i - n];
+        if (obj == NULL) {
+            *at = -1;
+            continue;
+        }
+        Py_ssize_t slot = (Py_ssize_t)(spread((uint64_t)(uintptr_t)obj) & (uint64_t)(cap - 1));
+        while (slots[slot] >= 0 && e->texts[slots[slot]].obj != obj)
+            slot = (slot + 1) & (cap - 1);
+        if (slots[slot] < 0) {
+            slots[slot] = e->n_texts;
+            e->texts[e->n_texts++].obj = obj;
+        }
+        *at = slots[slot];
+    }
+    PyMem_RawFree(slots);
+    return 0;
+}
+
+/* The texts only Python lowercases (capital sigma, U+0130): str.lower() with the GIL,
+   then prepared on this thread. 0, or -1 with the error set. */
+static int lower_in_python(Engine *e, PyObject **kept, Py_ssize_t *n_kept) {
+    Local l;
+    if (local_init(e, &l) < 0) {
+        local_free(&l);
+        PyErr_NoMemory();
+        return -1;
+    }
+    int result = 0;
+    for (Py_ssize_t i = 0; i < e->n_texts && result == 0; i++) {
+        Text *x = &e->texts[i];
+        if (x->state != TEXT_PYTHON_LOWER)
+            continue;
+        PyObject *low = PyObject_CallMethod(x->obj, "lower", NULL);
+        if (low == NULL || !PyUnicode_Check(low)) {
+            Py_XDECREF(low);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "batch: str.lower() gave no str");
+            result = -1;
+            break;
+        }
+        kept[(*n_kept)++] = low; /* owned until the call ends; x->obj stays the original */
+        PyObject *original = x->obj;
+        x->obj = low;
+        if (prepare_text(e, &l, &e->arenas[0], x, 0) < 0) {
+            PyErr_NoMemory();
+            result = -1;
+        }
+        x->obj = original;
+    }
+    local_free(&l);
+    return result;
+}
+
+PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
+    int metric, flags, threads;
+    PyObject *hyp_list, *stream_list, *options;
+    Py_buffer out;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "iO!O!O!iiw*:batch_aligned", &metric, &PyList_Type, &hyp_list,
+                          &PyList_Type, &stream_list, &PyTuple_Type, &options, &flags,
+                          &threads, &out))
+        return NULL;
+    Engine e;
+    memset(&e, 0, sizeof(e));
+    Py_ssize_t n = PyList_GET_SIZE(hyp_list), n_streams = PyList_GET_SIZE(stream_list);
+    PyObject **hyps = NULL, **refs = NULL, **kept = NULL;
+    Py_ssize_t n_kept = 0;
+    PyObject *result = NULL;
+    if (bleucli_batch_options(metric, options, flags & BATCH_TOK13A, &e.o) < 0 ||
+        bleucli_out_buffer(&out, n) < 0)
+        goto done;
+    if (threads < 1 || (flags & ~(BATCH_TOK13A | BATCH_LOWER | BATCH_NO_RUNS | BATCH_GENERAL))) {
+        PyErr_SetString(PyExc_ValueError, "batch: threads must be at least 1, flags 0..15");
+        goto done;
+    }
+    if (n_streams > 64) {
+        PyErr_Format(PyExc_ValueError, "batch: %zd reference streams; at most 64", n_streams);
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n_streams; k++) {
+        PyObject *stream = PyList_GET_ITEM(stream_list, k);
+        if (!PyList_Check(stream) || PyList_GET_SIZE(stream) != n) {
+            PyErr_Format(PyExc_ValueError, "batch: stream %zd is not a list of %zd", k, n);
+            goto done;
+        }
+    }
+    /* own every string before allocating a Python object (see _native.c) */
+    hyps = PyMem_RawCalloc((size_t)(n + 1), sizeof(PyObject *));
+    refs = PyMem_RawCalloc((size_t)(n * n_streams + 1), sizeof(PyObject *));
+    if (hyps == NULL || refs == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t j = 0; j < n; j++) {
+        hyps[j] = PyList_GET_ITEM(hyp_list, j);
+        Py_INCREF(hyps[j]);
+        for (Py_ssize_t k = 0; k < n_streams; k++) {
+            PyObject *ref = PyList_GET_ITEM(PyList_GET_ITEM(stream_list, k), j);
+            if (ref != Py_None) {
+                Py_INCREF(ref);
+                refs[j * n_streams + k] = ref;
+            }
+        }
+    }
+    for (Py_ssize_t j = 0; j < n; j++) {
+        int present = 0;
+        if (!PyUnicode_Check(hyps[j])) {
+            PyErr_Format(PyExc_TypeError, "batch: hypothesis %zd is not a str", j);
+            goto done;
+        }
+        for (Py_ssize_t k = 0; k < n_streams; k++) {
+            PyObject *ref = refs[j * n_streams + k];
+            if (ref != NULL && !PyUnicode_Check(ref)) {
+                PyErr_Format(PyExc_TypeError, "batch: reference %zd of stream %zd is not a str",
+                             j, k);
+                goto done;
+            }
+            present += ref != NULL;
+        }
+        if (present == 0) {
+            PyErr_Format(PyExc_ValueError, "batch: job %zd has no reference", j);
+            goto done;
+        }
+    }
+    e.out = out.buf;
+    e.n_jobs = n;
+    e.n_streams = n_streams;
+    e.tok13a = (flags & BATCH_TOK13A) != 0;
+    e.lower = (flags & BATCH_LOWER) != 0;
+    e.threads = threads;
+    e.runs = (flags & BATCH_NO_RUNS) == 0;
+    e.general = (flags & BATCH_GENERAL) != 0;
+    if (n == 0) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    e.arenas = PyMem_RawCalloc((size_t)threads, sizeof(Arena));
+    if (e.arenas == NULL || distinct_texts(&e, hyps, refs) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < e.n_texts; i++)
+        if ((size_t)PyUnicode_GET_LENGTH(e.texts[i].obj) >= UINT32_MAX - 1) {
+            PyErr_SetString(PyExc_ValueError, "batch: a text of 2**32 - 2 characters or more");
+            goto done;
+        }
+#if HAVE_THREADS
+    pthread_mutex_init(&e.lock, NULL);
+#endif
+    Py_BEGIN_ALLOW_THREADS
+    run_phase(&e, 1, e.n_texts);
+    Py_END_ALLOW_THREADS
+    if (e.error == BATCH_OK && e.lower) {
+        Py_ssize_t pending = 0;
+        for (Py_ssize_t i = 0; i < e.n_texts; i++)
+            pending += e.texts[i].state == TEXT_PYTHON_LOWER;
+        if (pending > 0) {
+            kept = PyMem_RawCalloc((size_t)pending, sizeof(PyObject *));
+            if (kept == NULL) {
+                PyErr_NoMemory();
+                goto unlock;
+            }
+            if (lower_in_python(&e, kept, &n_kept) < 0)
+                goto unlock;
+        }
+    }
+    if (e.error == BATCH_OK) {
+        Py_BEGIN_ALLOW_THREADS
+        run_phase(&e, 2, n);
+        Py_END_ALLOW_THREADS
+    }
+    if (e.error == BATCH_NO_MEMORY) {
+        PyErr_NoMemory();
+    } else if (e.error == BATCH_TER && e.ter_code == TER_TOO_LONG) {
+        PyErr_Format(PyExc_ValueError, "item %zd: %zd x %zd words is more than %lld word pairs",
+                     e.failed_job, e.failed_words[0], e.failed_words[1], MAX_WORD_PAIRS);
+    } else if (e.error == BATCH_TER) {
+        bleucli_ter_error(e.ter_code, e.failed_words[0], e.failed_words[1]);
+    } else {
+        result = Py_NewRef(Py_None);
+    }
+unlock:
+#if HAVE_THREADS
+    pthread_mutex_destroy(&e.lock);
+#endif
+done:
+    if (e.arenas != NULL)
+        for (int k = 0; k < threads; k++)
+            arena_free(&e.arenas[k]);
+    PyMem_RawFree(e.arenas);
+    PyMem_RawFree(e.texts);
+    PyMem_RawFree(e.hyp_at);
+    PyMem_RawFree(e.ref_at);
+    bleucli_release_objects(kept, n_kept);
+    bleucli_release_objects(hyps, n);
+    bleucli_release_objects(refs, n * n_streams);
+    PyBuffer_Release(&out);
+    return result;
+}

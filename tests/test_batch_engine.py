@@ -1,0 +1,192 @@
+"""The compiled aligned batch engine (bleucli/_native_aligned.c) inside: its three ways of
+scoring a job (common runs for short sentences, n-gram tables for long ones, the per-call
+API's statistics functions beyond both) give SacreBLEU's numbers on the same inputs; its
+own lowercasing is str.lower() for every code point; its whitespace test is str.isspace()
+for every code point; texts repeated as one object or as equal copies score alike."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+import sacrebleu
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bleucli import batch
+from bleucli.native import native
+from tests.conftest import sentences
+
+pytestmark = pytest.mark.skipif(native is None, reason="the compiled core is not built")
+
+#: batch_aligned's flags (bleucli/_native_batch.h)
+TOK13A, LOWER, NO_RUNS, GENERAL = 1, 2, 4, 8
+
+#: (metric name, bleucli options, the SacreBLEU object scoring the same)
+CONFIGS = [
+    ("bleu", {}, lambda: sacrebleu.BLEU(effective_order=True)),
+    (
+        "bleu",
+        {"max_ngram_order": 6},
+        lambda: sacrebleu.BLEU(effective_order=True, max_ngram_order=6),
+    ),
+    ("chrf", {}, lambda: sacrebleu.CHRF()),
+    (
+        "chrf",
+        {"word_order": 2, "lowercase": True},
+        lambda: sacrebleu.CHRF(word_order=2, lowercase=True),
+    ),
+    (
+        "chrf",
+        {"whitespace": True, "char_order": 8},
+        lambda: sacrebleu.CHRF(whitespace=True, char_order=8),
+    ),
+    ("ter", {}, lambda: sacrebleu.TER()),
+]
+IDS = [f"{name}-{k}" for k, (name, _, _) in enumerate(CONFIGS)]
+
+#: pieces that take 13a's rewriting path, cross string widths, repeat, or lowercase in Python
+PIECES = [
+    "&quot;",
+    "&amp;",
+    "&lt;b&gt;",
+    "<skipped>",
+    "-\n",
+    "1,000.5",
+    "..",
+    ",,",
+    " - ",
+    "3-4",
+    "ß",
+    "中文",
+    "\U0001f600",
+    "\u00a0",
+    "\u3000",
+    "ΣΑΣ",
+    "İstanbul",
+    "Ǆ",
+    "the",
+    "the the",
+]
+short_texts = sentences | st.lists(st.sampled_from(PIECES) | st.text(max_size=3), max_size=14).map(
+    " ".join
+)
+#: with long lines of few distinct words (the clipping and the tables' bound matter)
+texts = short_texts | st.lists(
+    st.sampled_from(["a", "b", "a b", ".", "ab"]), min_size=60, max_size=160
+).map(" ".join)
+
+
+def engine(
+    name: str, options: dict, hyps: list[str], streams: list[list], flags: int
+) -> list[float]:
+    """batch_aligned's scores with extra flags (the scorer's own flags kept)."""
+    metric = batch.scorer(name, dict(options))
+    metric.num_refs = len(streams)
+    spec = batch._native_spec(metric)
+    assert spec is not None
+    prepared, own = batch._for_engine(metric, [hyps, *streams], lowers=True)
+    out = np.empty(len(hyps))
+    native.batch_aligned(spec[0], prepared[0], prepared[1:], spec[1], own | flags, 2, out)
+    return out.tolist()
+
+
+@pytest.mark.parametrize(("name", "options", "make"), CONFIGS, ids=IDS)
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_the_three_ways_give_sacrebleus_scores(name, options, make, data) -> None:
+    n = data.draw(st.integers(1, 4))
+    pick = short_texts if name == "ter" else texts  # SacreBLEU's TER of long lines is slow
+    hyps = data.draw(st.lists(pick, min_size=n, max_size=n))
+    k = data.draw(st.integers(1, 2))
+    streams = [data.draw(st.lists(pick | st.none(), min_size=n, max_size=n)) for _ in range(k)]
+    for i in range(n):
+        if all(stream[i] is None for stream in streams):
+            streams[0][i] = hyps[(i + 1) % n]  # the same object as another job's hypothesis
+    expected = [make().sentence_score(h, [s[i] for s in streams]).score for i, h in enumerate(hyps)]
+    for flags in (0, NO_RUNS, GENERAL):
+        assert engine(name, options, hyps, streams, flags) == expected, flags
+
+
+@pytest.mark.parametrize("metric", ["bleu", "chrf", "chrf++"])
+def test_long_sentences_take_the_tables_and_agree(metric) -> None:
+    """Past the common runs' size bound (a job of 40,000 cells) jobs take the n-gram tables;
+    both, and SacreBLEU, agree on them (repeated words make the clipping matter). TER has
+    one way only."""
+    words = ["a", "b", "c", "the", ".", ",", "b c", "c a"]
+    rng = np.random.default_rng(7)
+    hyps = [" ".join(rng.choice(words, size=size)) for size in (150, 300, 40)]
+    refs = [" ".join(rng.choice(words, size=size)) for size in (320, 180, 600)]
+    make = {
+        "bleu": lambda: sacrebleu.BLEU(effective_order=True),
+        "chrf": sacrebleu.CHRF,
+        "chrf++": lambda: sacrebleu.CHRF(word_order=2),
+    }
+    expected = [make[metric]().sentence_score(h, [r]).score for h, r in zip(hyps, refs)]
+    name, options = ("chrf", {"word_order": 2}) if metric == "chrf++" else (metric, {})
+    for flags in (0, NO_RUNS, GENERAL):
+        assert engine(name, options, hyps, [refs], flags) == expected
+
+
+def test_lowercasing_is_str_lower_for_every_code_point() -> None:
+    """chrF with lowercase=True lowercases in the engine (Python only for capital sigma and
+    U+0130): a text of every code point against its str.lower() scores 100 wherever
+    str.lower() makes them equal, which it does for all."""
+    chunks = [
+        "".join(chr(c) for c in range(start, min(start + 64, sys.maxunicode + 1)))
+        for start in range(0, sys.maxunicode + 1, 64)
+    ]
+    keep = [c for c in chunks if c.lower().split()]
+    scores = batch.sentence_scores(
+        "chrf", keep, [[c.lower() for c in keep]], lowercase=True, char_order=1
+    )
+    assert [k for k, s in enumerate(scores) if s != 100.0] == []
+    # and the other way: upper-case references of lower-case hypotheses
+    scores = batch.sentence_scores(
+        "chrf", [c.lower() for c in keep], [keep], lowercase=True, char_order=1
+    )
+    assert [k for k, s in enumerate(scores) if s != 100.0] == []
+
+
+def test_final_sigma_goes_through_python() -> None:
+    hyps = ["ΟΔΟΣ ΣΑΣ", "İSTANBUL", "ΣΑΣ"]
+    refs = ["οδος σας", "i̇stanbul", "σας"]
+    for name, make in (("chrf", lambda: sacrebleu.CHRF(lowercase=True)), ("ter", sacrebleu.TER)):
+        options = {"lowercase": True} if name == "chrf" else {}
+        expected = [make().sentence_score(h, [r]).score for h, r in zip(hyps, refs)]
+        assert batch.sentence_scores(name, hyps, [refs], **options).tolist() == expected
+
+
+def test_whitespace_is_str_isspace_for_every_code_point() -> None:
+    """The engine asks Python whether a character above ASCII is whitespace only inside
+    the ranges that hold any; every whitespace character splits words, nothing else does."""
+    ranges = [(0x85, 0x85), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x205F), (0x3000, 0x3000)]
+    spaces = [c for c in range(128, sys.maxunicode + 1) if chr(c).isspace()]
+    assert all(any(lo <= c <= hi for lo, hi in ranges) for c in spaces)
+    candidates = sorted(
+        set(range(0, 128)) | set(spaces) | {c for lo, hi in ranges for c in range(lo - 1, hi + 2)}
+    )
+    hyps = [f"ab{chr(c)}cd ef" for c in candidates]
+    refs = ["ab cd ef"] * len(hyps)
+    got = batch.sentence_scores("ter", hyps, [refs], case_sensitive=True)
+    expected = [0.0 if chr(c).isspace() else 2 / 3 * 100 for c in candidates]
+    assert got.tolist() == expected
+
+
+def test_equal_texts_score_alike_as_one_object_or_as_copies() -> None:
+    ref = "the cat sat on the mat ."
+    hyps = ["the cat sat on a mat .", "a cat sat", "the cat sat on the mat ."]
+    same = batch.sentence_scores("bleu", hyps, [[ref] * 3])
+    copies = batch.sentence_scores("bleu", hyps, [["".join(ref) + "" for _ in range(3)]])
+    assert same.tolist() == copies.tolist()
+    assert same.tolist() == [
+        sacrebleu.BLEU(effective_order=True).sentence_score(h, [ref]).score for h in hyps
+    ]
+
+
+def test_flags_out_of_range_are_refused() -> None:
+    with pytest.raises(ValueError, match="flags"):
+        native.batch_aligned(2, ["a"], [["a"]], (), 16, 1, np.empty(1))
+    with pytest.raises(ValueError, match="tok13a"):
+        native.batch_aligned(2, ["a"], [["a"]], (), TOK13A, 1, np.empty(1))
