@@ -104,6 +104,13 @@ static inline BleucliText bleucli_view(PyObject *text) {
 long long bleucli_ter_count(const Py_ssize_t *hyp, Py_ssize_t n_hyp,
                             const Py_ssize_t *ref, Py_ssize_t n_ref);
 
+/* The same with the arrays of a reusable workspace (one per thread). */
+typedef struct TerWork TerWork;
+TerWork *bleucli_ter_work_new(void);
+void bleucli_ter_work_free(TerWork *w);
+long long bleucli_ter_count_in(TerWork *work, const Py_ssize_t *hyp, Py_ssize_t n_hyp,
+                               const Py_ssize_t *ref, Py_ssize_t n_ref);
+
 /* The Python exception for a TER_* error (with the GIL held); returns NULL. */
 PyObject *bleucli_ter_error(long long code, Py_ssize_t n_hyp, Py_ssize_t n_ref);
 

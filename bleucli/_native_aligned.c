@@ -164,6 +164,7 @@ typedef struct {
 /* A thread's scratch, reused from job to job. */
 typedef struct {
     Workspace *w;           /* 13a's rewriting path, and jobs of the general path */
+    TerWork *ter;           /* TER's arrays */
     BleucliToken *tokens;
     Py_ssize_t tokens_cap;
     /* a job's word ids: a table of the job's distinct reference words */
@@ -239,6 +240,7 @@ static int grow_zeroed(void **ptr, Py_ssize_t *cap, Py_ssize_t need, size_t size
 
 static void local_free(Local *l) {
     bleucli_workspace_free(l->w);
+    bleucli_ter_work_free(l->ter);
     PyMem_RawFree(l->tokens);
     PyMem_RawFree(l->id_slots);
     PyMem_RawFree((void *)l->id_text);
@@ -1002,7 +1004,8 @@ static int ter_job(Engine *e, Local *l, Py_ssize_t j, const Text *hyp, const Tex
     for (Py_ssize_t k = 0; k < n_refs; k++) {
         Py_ssize_t n_ref = at[k + 1] - at[k];
         long long edits = n_ref == 0 ? n_hyp
-                                     : bleucli_ter_count(ids + at[n_refs], n_hyp, ids + at[k], n_ref);
+                                     : bleucli_ter_count_in(l->ter, ids + at[n_refs], n_hyp,
+                                                            ids + at[k], n_ref);
         if (edits < 0) {
             *ter_code = edits;
             l->words[0] = n_hyp;
@@ -1108,8 +1111,9 @@ static int local_init(const Engine *e, Local *l) {
     memset(l, 0, sizeof(*l));
     l->runs = HAVE_RUNS && e->runs;
     l->w = bleucli_workspace_new();
+    l->ter = bleucli_ter_work_new();
     l->work = PyMem_RawMalloc((size_t)(3 * e->o.max_order + 3) * sizeof(double));
-    return l->w != NULL && l->work != NULL ? 0 : -1;
+    return l->w != NULL && l->ter != NULL && l->work != NULL ? 0 : -1;
 }
 
 typedef struct {

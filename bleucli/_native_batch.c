@@ -49,6 +49,7 @@ typedef struct {
 
 typedef struct {
     Workspace *w;
+    TerWork *ter;            /* TER's arrays */
     Py_ssize_t *row;     /* statistics of a cell */
     Py_ssize_t row_cap;
     double *work;
@@ -373,7 +374,8 @@ static int cell(const Batch *b, Thread *t, const Prepared *h, const Prepared *r,
     Py_ssize_t *row = t->row;
     if (o->metric == METRIC_TER) {
         long long edits = r->len[0] == 0 ? h->len[0]
-                          : bleucli_ter_count(h->seq[0], h->len[0], r->seq[0], r->len[0]);
+                          : bleucli_ter_count_in(t->ter, h->seq[0], h->len[0], r->seq[0],
+                                                 r->len[0]);
         if (edits < 0) {
             *ter_code = edits;
             t->words[0] = h->len[0];
@@ -511,6 +513,7 @@ static void fail(Batch *b, int error, long long ter_code, Py_ssize_t job,
 static void thread_free(Thread *t) {
     forget(t->refs, t->n_refs);
     bleucli_workspace_free(t->w);
+    bleucli_ter_work_free(t->ter);
     vocab_free(&t->vocab);
     PyMem_RawFree(t->row);
     PyMem_RawFree(t->work);
@@ -526,8 +529,9 @@ static void *worker(void *arg) {
     memset(&t, 0, sizeof(t));
     t.group = -1;
     t.w = bleucli_workspace_new();
+    t.ter = bleucli_ter_work_new();
     t.work = PyMem_RawMalloc((size_t)(3 * b->o.max_order + 3) * sizeof(double));
-    if (t.w == NULL || t.work == NULL) {
+    if (t.w == NULL || t.ter == NULL || t.work == NULL) {
         fail(b, BATCH_NO_MEMORY, 0, 0, NULL);
         thread_free(&t);
         return NULL;

@@ -45,15 +45,6 @@ typedef struct {
     int exact;
 } Ter;
 
-static void ter_free(Ter *t) {
-    PyMem_RawFree(t->ref); PyMem_RawFree(t->hyp); PyMem_RawFree(t->cand); PyMem_RawFree(t->best);
-    PyMem_RawFree(t->peq); PyMem_RawFree(t->mask); PyMem_RawFree(t->low); PyMem_RawFree(t->high);
-    PyMem_RawFree(t->states); PyMem_RawFree(t->scores); PyMem_RawFree(t->scratch); PyMem_RawFree(t->band);
-    PyMem_RawFree(t->band_at); PyMem_RawFree(t->row_a); PyMem_RawFree(t->row_b);
-    PyMem_RawFree(t->pos_start); PyMem_RawFree(t->pos_list); PyMem_RawFree(t->align);
-    PyMem_RawFree(t->hyp_sums); PyMem_RawFree(t->ref_sums); PyMem_RawFree(t->ops);
-    PyMem_RawFree(t->hyp_err); PyMem_RawFree(t->ref_err);
-}
 
 static void *alloc(size_t count, size_t size) {
     if (count == 0)
@@ -151,11 +142,17 @@ static inline ll band_get(const Ter *t, idx i, idx j) {
     return t->band[t->band_at[i] + j - t->low[i]];
 }
 
-/* Row i of a beam matrix after `prev` (full width, INF outside its band), as _extend. */
+/* Row i of a beam matrix after `prev` (full width, INF outside its band), as _extend.
+   Only the cells a later row or band_get reads are written outside the band: the one left
+   of it and those up to the next row's band end. Branch-free minimums: which of the three
+   moves wins is data, not a pattern a branch predictor learns. */
 static void beam_row(const Ter *t, const ll *prev, idx word, idx i, ll *out) {
     idx low = t->low[i], high = t->high[i], width = t->n_ref + 1;
-    for (idx j = 0; j < low && j < width; j++)
-        out[j] = INF;
+    idx reach = i < t->n_hyp ? t->high[i + 1] + 1 : width;
+    if (reach > width)
+        reach = width;
+    if (low > 0)
+        out[low - 1] = INF;
     ll left;
     if (low == 0) {
         left = prev[0] + 1;
@@ -164,16 +161,16 @@ static void beam_row(const Ter *t, const ll *prev, idx word, idx i, ll *out) {
     } else {
         left = INF;
     }
+    const idx *ref = t->ref;
     for (idx j = low; j < high; j++) {
-        ll best = prev[j - 1] + (t->ref[j - 1] != word);
-        if (prev[j] + 1 < best)
-            best = prev[j] + 1;
-        if (left + 1 < best)
-            best = left + 1;
+        ll best = prev[j - 1] + (ref[j - 1] != word);
+        ll up = prev[j] + 1, side = left + 1;
+        best = up < best ? up : best;
+        best = side < best ? side : best;
         out[j] = best;
         left = best;
     }
-    for (idx j = high > t->low[i] ? high : t->low[i]; j < width; j++)
+    for (idx j = high > t->low[i] ? high : t->low[i]; j < reach; j++)
         out[j] = INF;
 }
 
@@ -521,58 +518,122 @@ static idx dense_ids(idx *ref, idx n_ref, idx *hyp, idx n_hyp) {
     return vocab;
 }
 
+struct TerWork {
+    unsigned char *block;   /* every array of a pair, carved out of one allocation */
+    size_t cap;
+    unsigned char *band;    /* the beam's bands */
+    size_t band_cap;
+};
+
+TerWork *bleucli_ter_work_new(void) { return PyMem_RawCalloc(1, sizeof(TerWork)); }
+
+void bleucli_ter_work_free(TerWork *w) {
+    if (w != NULL) {
+        PyMem_RawFree(w->block);
+        PyMem_RawFree(w->band);
+        PyMem_RawFree(w);
+    }
+}
+
+/* At least `size` zeroed bytes in *block (grown when needed); NULL without memory. */
+static unsigned char *zeroed(unsigned char **block, size_t *cap, size_t size) {
+    if (size == 0)
+        size = 1;
+    if (size > *cap) {
+        unsigned char *grown = PyMem_RawRealloc(*block, size);
+        if (grown == NULL)
+            return NULL;
+        *block = grown;
+        *cap = size;
+    }
+    memset(*block, 0, size);
+    return *block;
+}
+
+/* The arrays of a pair, laid out from `base` (or only measured, base NULL): the byte size. */
+static size_t layout(Ter *t, unsigned char *base, idx vocab) {
+    size_t at = 0;
+    idx n_hyp = t->n_hyp, n_ref = t->n_ref, W = t->W;
+#define CARVE(field, count, type)                                                          \
+    do {                                                                                   \
+        if (base != NULL)                                                                  \
+            t->field = (type *)(void *)(base + at);                                        \
+        at += ((size_t)(count) * sizeof(type) + 15) & ~(size_t)15;                         \
+    } while (0)
+    CARVE(hyp, n_hyp + 1, idx);
+    CARVE(ref, n_ref + 1, idx);
+    CARVE(cand, n_hyp + 1, idx);
+    CARVE(best, n_hyp + 1, idx);
+    CARVE(peq, (size_t)vocab * (size_t)W, uint64_t);
+    CARVE(mask, W, uint64_t);
+    CARVE(low, n_hyp + 1, idx);
+    CARVE(high, n_hyp + 1, idx);
+    CARVE(states, ((size_t)n_hyp + 1) * 4 * (size_t)W, uint64_t);
+    CARVE(scores, n_hyp + 1, ll);
+    CARVE(scratch, 8 * (size_t)W, uint64_t);
+    CARVE(band_at, n_hyp + 2, idx);
+    CARVE(row_a, n_ref + 1, ll);
+    CARVE(row_b, n_ref + 1, ll);
+    CARVE(pos_start, vocab + 1, idx);
+    CARVE(pos_list, n_ref, idx);
+    CARVE(align, n_ref, idx);
+    CARVE(hyp_sums, n_hyp + 1, idx);
+    CARVE(ref_sums, n_ref + 1, idx);
+    CARVE(ops, n_hyp + n_ref + 3, idx); /* also a cursor per word id (vocab <= n + 2) */
+    CARVE(hyp_err, n_hyp + 1, char);
+    CARVE(ref_err, n_ref + 1, char);
+#undef CARVE
+    return at;
+}
+
 /* The edit count (shifts included) of hyp[0..n_hyp) against ref[0..n_ref) (word ids:
-   any non-negative values, equal words equal ids), or a TER_* error code. Needs no GIL:
-   raw allocations only, no Python object (the batch engine calls it from its threads). */
-long long bleucli_ter_count(const Py_ssize_t *hyp, Py_ssize_t n_hyp_words,
-                            const Py_ssize_t *ref, Py_ssize_t n_ref_words) {
+   any non-negative values, equal words equal ids), or a TER_* error code, with the arrays
+   in `work` (reused from pair to pair). Needs no GIL: raw allocations only, no Python
+   object (the batch engines call it from their threads). */
+long long bleucli_ter_count_in(TerWork *work, const Py_ssize_t *hyp, Py_ssize_t n_hyp_words,
+                               const Py_ssize_t *ref, Py_ssize_t n_ref_words) {
     if (n_ref_words == 0)
         return TER_EMPTY_REFERENCE;
     if ((long long)n_hyp_words * (long long)n_ref_words > MAX_WORD_PAIRS)
         return TER_TOO_LONG;
     Ter t;
     memset(&t, 0, sizeof t);
-    long long result = TER_NO_MEMORY;
-    idx vocab = 0;
-    t.n_hyp = n_hyp_words;
-    t.n_ref = n_ref_words;
-    t.hyp = alloc((size_t)t.n_hyp, sizeof(idx));
-    t.ref = alloc((size_t)t.n_ref, sizeof(idx));
-    if (t.hyp == NULL || t.ref == NULL)
-        goto out;
-    memcpy(t.hyp, hyp, (size_t)t.n_hyp * sizeof(idx));
-    memcpy(t.ref, ref, (size_t)t.n_ref * sizeof(idx));
-    vocab = dense_ids(t.ref, t.n_ref, t.hyp, t.n_hyp);
-    if (vocab < 0)
-        goto out;
-    idx n_hyp = t.n_hyp, n_ref = t.n_ref, W = (n_ref + 63) / 64;
+    idx n_hyp = n_hyp_words, n_ref = n_ref_words, W = (n_ref + 63) / 64;
+    t.n_hyp = n_hyp;
+    t.n_ref = n_ref;
     t.W = W;
+    /* ids below the word count index tables as they are; others are renumbered densely */
+    idx most = 0, vocab, *renumbered = NULL;
+    for (idx i = 0; i < n_hyp; i++)
+        most = hyp[i] > most ? hyp[i] : most;
+    for (idx j = 0; j < n_ref; j++)
+        most = ref[j] > most ? ref[j] : most;
+    if (most < n_hyp + n_ref + 2) {
+        vocab = most + 1;
+    } else {
+        renumbered = alloc((size_t)(n_hyp + n_ref), sizeof(idx));
+        if (renumbered == NULL)
+            return TER_NO_MEMORY;
+        memcpy(renumbered, ref, (size_t)n_ref * sizeof(idx));
+        memcpy(renumbered + n_ref, hyp, (size_t)n_hyp * sizeof(idx));
+        vocab = dense_ids(renumbered, n_ref, renumbered + n_ref, n_hyp);
+        if (vocab < 0) {
+            PyMem_RawFree(renumbered);
+            return TER_NO_MEMORY;
+        }
+        ref = renumbered;
+        hyp = renumbered + n_ref;
+    }
     t.vocab = vocab;
-    t.cand = alloc((size_t)n_hyp, sizeof(idx));
-    t.best = alloc((size_t)n_hyp, sizeof(idx));
-    t.peq = alloc((size_t)vocab * (size_t)W, sizeof(uint64_t));
-    t.mask = alloc((size_t)W, sizeof(uint64_t));
-    t.low = alloc((size_t)n_hyp + 1, sizeof(idx));
-    t.high = alloc((size_t)n_hyp + 1, sizeof(idx));
-    t.states = alloc(((size_t)n_hyp + 1) * 4 * (size_t)W, sizeof(uint64_t));
-    t.scores = alloc((size_t)n_hyp + 1, sizeof(ll));
-    t.scratch = alloc(8 * (size_t)W, sizeof(uint64_t));
-    t.band_at = alloc((size_t)n_hyp + 2, sizeof(idx));
-    t.row_a = alloc((size_t)n_ref + 1, sizeof(ll));
-    t.row_b = alloc((size_t)n_ref + 1, sizeof(ll));
-    t.pos_start = alloc((size_t)vocab + 1, sizeof(idx));
-    t.pos_list = alloc((size_t)n_ref, sizeof(idx));
-    t.align = alloc((size_t)n_ref, sizeof(idx));
-    t.hyp_sums = alloc((size_t)n_hyp + 1, sizeof(idx));
-    t.ref_sums = alloc((size_t)n_ref + 1, sizeof(idx));
-    t.ops = alloc((size_t)n_hyp + (size_t)n_ref, sizeof(idx));
-    t.hyp_err = alloc((size_t)n_hyp, 1);
-    t.ref_err = alloc((size_t)n_ref, 1);
-    if (!t.cand || !t.best || !t.peq || !t.mask || !t.low || !t.high || !t.states ||
-        !t.scores || !t.scratch || !t.band_at || !t.row_a || !t.row_b || !t.pos_start ||
-        !t.pos_list || !t.align || !t.hyp_sums || !t.ref_sums || !t.ops || !t.hyp_err ||
-        !t.ref_err)
-        goto out;
+    unsigned char *base = zeroed(&work->block, &work->cap, layout(&t, NULL, vocab));
+    if (base != NULL) {
+        layout(&t, base, vocab);
+        memcpy(t.hyp, hyp, (size_t)n_hyp * sizeof(idx));
+        memcpy(t.ref, ref, (size_t)n_ref * sizeof(idx));
+    }
+    PyMem_RawFree(renumbered);
+    if (base == NULL)
+        return TER_NO_MEMORY;
     for (idx k = 0; k < W; k++)
         t.mask[k] = ~(uint64_t)0;
     if (n_ref % 64)
@@ -583,18 +644,14 @@ long long bleucli_ter_count(const Py_ssize_t *hyp, Py_ssize_t n_hyp_words,
     }
     for (idx v = 0; v < vocab; v++)
         t.pos_start[v + 1] += t.pos_start[v];
-    {
-        idx *fill = alloc((size_t)vocab, sizeof(idx));
-        if (fill == NULL)
-            goto out;
-        for (idx j = 0; j < n_ref; j++)
-            t.pos_list[t.pos_start[t.ref[j]] + fill[t.ref[j]]++] = j;
-        PyMem_RawFree(fill);
-    }
-    if (n_hyp == n_ref && memcmp(t.hyp, t.ref, (size_t)n_ref * sizeof(idx)) == 0) {
-        result = 0;
-        goto out;
-    }
+    /* positions per word: pos_list, filled with ops[] as each word's cursor (ops is not in
+       use yet and has n_hyp + n_ref + 3 >= vocab entries) */
+    for (idx v = 0; v < vocab; v++)
+        t.ops[v] = t.pos_start[v];
+    for (idx j = 0; j < n_ref; j++)
+        t.pos_list[t.ops[t.ref[j]]++] = j;
+    if (n_hyp == n_ref && memcmp(t.hyp, t.ref, (size_t)n_ref * sizeof(idx)) == 0)
+        return 0;
     geometry(&t);
     size_t cells = 0;
     for (idx i = 0; i <= n_hyp; i++) {
@@ -602,9 +659,11 @@ long long bleucli_ter_count(const Py_ssize_t *hyp, Py_ssize_t n_hyp_words,
         if (t.high[i] > t.low[i])
             cells += (size_t)(t.high[i] - t.low[i]);
     }
-    t.band = alloc(cells, sizeof(ll));
+    if (cells > (size_t)PY_SSIZE_T_MAX / sizeof(ll) - 1)
+        return TER_NO_MEMORY;
+    t.band = (ll *)(void *)zeroed(&work->band, &work->band_cap, cells * sizeof(ll));
     if (t.band == NULL)
-        goto out;
+        return TER_NO_MEMORY;
     for (idx k = 0; k < W; k++)
         t.states[k] = t.mask[k];  /* pv = all ones, mv = ph = mh = 0 */
     t.scores[0] = n_ref;
@@ -614,19 +673,23 @@ long long bleucli_ter_count(const Py_ssize_t *hyp, Py_ssize_t n_hyp_words,
     for (;;) {
         ll gain;
         idx same_prefix;
-        if (best_shift(&t, &checked, &gain, &same_prefix) < 0) {
-            result = TER_INTERNAL;
-            goto out;
-        }
+        if (best_shift(&t, &checked, &gain, &same_prefix) < 0)
+            return TER_INTERNAL;
         if (checked >= MAX_SHIFT_CANDIDATES || gain <= 0)
             break;
         shifts++;
         idx *swap = t.hyp; t.hyp = t.best; t.best = swap;
         evaluate(&t, same_prefix);
     }
-    result = shifts + t.cost;
-out:
-    ter_free(&t);
+    return shifts + t.cost;
+}
+
+long long bleucli_ter_count(const Py_ssize_t *hyp, Py_ssize_t n_hyp_words,
+                            const Py_ssize_t *ref, Py_ssize_t n_ref_words) {
+    TerWork work = {NULL, 0, NULL, 0};
+    long long result = bleucli_ter_count_in(&work, hyp, n_hyp_words, ref, n_ref_words);
+    PyMem_RawFree(work.block);
+    PyMem_RawFree(work.band);
     return result;
 }
 
