@@ -365,8 +365,10 @@ static void shifted(const idx *w, idx n, idx start, idx length, idx target, idx 
     }
 }
 
-/* The beam distance of t->cand, equal to the current hypothesis for `start` words. */
-static ll candidate_cost(Ter *t, idx start) {
+/* The beam distance of t->cand, equal to the current hypothesis for `start` words; or,
+   when even Myers' distance (a lower bound) is above `useless_above`, that bound: such a
+   candidate loses to the best so far either way. */
+static ll candidate_cost(Ter *t, idx start, ll useless_above) {
     idx W = t->W, S = 4 * W, n = t->n_hyp;
     uint64_t *a = t->scratch, *b = t->scratch + S;
     const uint64_t *in = t->states + start * S;
@@ -376,7 +378,9 @@ static ll candidate_cost(Ter *t, idx start) {
         in = a;
         uint64_t *swap = a; a = b; b = swap;
     }
-    if (score < t->safe_below)
+    /* the beam distance is at least Myers' (the beam only takes paths away): a candidate
+       that even at Myers' distance could not beat the best so far needs no beam rows */
+    if (score < t->safe_below || score > useless_above)
         return score;
     ensure_rows(t);
     ll *prev = t->row_a, *next = t->row_b;
@@ -436,7 +440,7 @@ static int best_shift(Ter *t, idx *checked, ll *gain, idx *best_start) {
                         previous_target = target;
                         shifted(hyp, n_hyp, start_h, length, target, t->cand);
                         idx start = start_h < target ? start_h : target;
-                        ll cost = candidate_cost(t, start);
+                        ll cost = candidate_cost(t, start, have ? t->cost - best.gain : INF);
                         (*checked)++;
                         Key key = {t->cost - cost, length, start_h, target};
                         if (!have || key_greater(&key, &best)) {

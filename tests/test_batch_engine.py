@@ -190,3 +190,34 @@ def test_flags_out_of_range_are_refused() -> None:
         native.batch_aligned(2, ["a"], [["a"]], (), 16, 1, np.empty(1))
     with pytest.raises(ValueError, match="tok13a"):
         native.batch_aligned(2, ["a"], [["a"]], (), TOK13A, 1, np.empty(1))
+
+
+def test_ter_of_long_repetitive_lines_equals_the_specification() -> None:
+    """Lines past the beam's reach with many edits and shifts: the compiled search (beam rows
+    only for candidates that could still win) gives the specification's edit counts."""
+    from bleucli.metrics.ter_edit import translation_edit_rate
+
+    rng = np.random.default_rng(11)
+    vocab = "a b c d e f the of and to".split()
+    pairs = [
+        (list(rng.choice(vocab, size=n)), list(rng.choice(vocab, size=m)))
+        for n, m in [(30, 70), (60, 40), (80, 80), (45, 45), (26, 90), (90, 26)]
+    ]
+    for size in (30, 50, 70):  # references that are the hypothesis with blocks moved and edited
+        hyp = list(rng.choice(vocab, size=size))
+        ref = hyp[:]
+        for _ in range(12):
+            at, length = int(rng.integers(0, len(ref))), int(rng.integers(1, 5))
+            block = ref[at : at + length]
+            del ref[at : at + length]
+            to = int(rng.integers(0, len(ref) + 1))
+            ref[to:to] = block if rng.random() < 0.7 else [str(rng.choice(vocab))]
+        pairs.append((hyp, ref))
+    ids = {word: k for k, word in enumerate(vocab)}
+    for hyp, ref in pairs:
+        expected = translation_edit_rate(hyp, ref)[0]
+        assert native.ter_edits([ids[w] for w in hyp], [ids[w] for w in ref]) == expected
+    hyps = [" ".join(h) for h, _ in pairs]
+    refs = [" ".join(r) for _, r in pairs]
+    expected = [100 * (translation_edit_rate(h, r)[0] / len(r)) for h, r in pairs]
+    assert batch.sentence_scores("ter", hyps, [refs]).tolist() == expected

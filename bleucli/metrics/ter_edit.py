@@ -352,7 +352,10 @@ class Evaluated:
 
     def candidate_costs(self, candidates: list[list[int]], starts: list[int]) -> list[int]:
         """Beam distances of shifted copies of this hypothesis; candidate k keeps its first
-        ``starts[k]`` words. Bit-parallel first; the few it cannot vouch for on the beam."""
+        ``starts[k]`` words. Bit-parallel first; the few it cannot vouch for on the beam,
+        unless even its bit-parallel distance (a lower bound: the beam only takes paths
+        away) loses to a candidate it vouches for: that bound is its cost then, and it
+        loses either way."""
         distance = self.distance
         safe_below = distance.safe_below
         costs = [
@@ -360,6 +363,10 @@ class Evaluated:
             for words, start in zip(candidates, starts)
         ]
         unsure = [k for k, cost in enumerate(costs) if cost >= safe_below]
+        sure = [cost for cost in costs if cost < safe_below]
+        if unsure and sure:
+            lowest = min(sure)
+            unsure = [k for k in unsure if costs[k] <= lowest]
         if unsure:
             words_list = [candidates[k] for k in unsure]
             unsure_starts = [starts[k] for k in unsure]
