@@ -300,8 +300,10 @@ static int lowered(Arena *a, Text *x) {
     Py_UCS4 *copy = arena_alloc(a, (size_t)v.len * 4 + 4);
     if (copy == NULL)
         return -1;
-    for (Py_ssize_t i = 0; i < v.len; i++)
-        copy[i] = Py_UNICODE_TOLOWER(PyUnicode_READ(v.kind, v.data, i));
+    for (Py_ssize_t i = 0; i < v.len; i++) {
+        Py_UCS4 c = PyUnicode_READ(v.kind, v.data, i);
+        copy[i] = c < 128 ? (c >= 'A' && c <= 'Z' ? c + 32 : c) : Py_UNICODE_TOLOWER(c);
+    }
     x->full = (BleucliText){PyUnicode_4BYTE_KIND, copy, v.len};
     return 1;
 }

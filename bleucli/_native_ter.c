@@ -92,6 +92,19 @@ static void geometry(Ter *t) {
 static inline void myers_step(const Ter *t, idx word, const uint64_t *in, ll in_score,
                               uint64_t *out, ll *out_score) {
     idx W = t->W;
+    if (W == 1) { /* references of up to 64 words: the loop below for k = 0, without carries */
+        uint64_t e = t->peq[word], p = in[0], m = in[1], mask = t->mask[0];
+        uint64_t xv = e | m, xh = (((e & p) + p) ^ p) | e;
+        uint64_t h_p = m | (~(xh | p) & mask), h_m = p & xh;
+        uint64_t top = (uint64_t)1 << ((t->n_ref - 1) % 64);
+        uint64_t shifted_ph = ((h_p << 1) | 1) & mask, shifted_mh = (h_m << 1) & mask;
+        out[0] = shifted_mh | (~(xv | shifted_ph) & mask);
+        out[1] = shifted_ph & xv;
+        out[2] = h_p;
+        out[3] = h_m;
+        *out_score = in_score + ((h_p & top) ? 1 : (h_m & top) ? -1 : 0);
+        return;
+    }
     const uint64_t *eq = t->peq + word * W, *pv = in, *mv = in + W, *mask = t->mask;
     uint64_t *npv = out, *nmv = out + W, *ph = out + 2 * W, *mh = out + 3 * W;
     uint64_t carry = 0, ph_carry = 1, mh_carry = 0;
