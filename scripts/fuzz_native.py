@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 
 import atheris
+import numpy as np
 
 with atheris.instrument_imports():
     from bleucli import _native, batch, mwer
@@ -66,16 +67,25 @@ def one_input(data: bytes) -> None:
 
 
 def fuzz_batch(fdp: atheris.FuzzedDataProvider, texts: list[str]) -> None:
-    """The batch engine against the metrics' own sentence scores (the pure engine)."""
+    """The batch engine against the metrics' own sentence scores, the aligned engine in
+    each of its three ways (common runs, n-gram tables, the per-call statistics)."""
     name = fdp.PickValueInList(["bleu", "chrf", "ter"])
     options = {
-        "bleu": {"tokenize": fdp.PickValueInList(["13a", "none"])},
-        "chrf": {"word_order": fdp.ConsumeIntInRange(0, 2)},
-        "ter": {},
+        "bleu": {
+            "tokenize": fdp.PickValueInList(["13a", "none"]),
+            "max_ngram_order": fdp.ConsumeIntInRange(1, 6),
+        },
+        "chrf": {
+            "word_order": fdp.ConsumeIntInRange(0, 2),
+            "char_order": fdp.ConsumeIntInRange(1, 8),
+            "lowercase": fdp.ConsumeBool(),
+        },
+        "ter": {"case_sensitive": fdp.ConsumeBool()},
     }[name]
     threads = fdp.ConsumeIntInRange(1, 3)
     hyps = [fdp.PickValueInList(texts) for _ in range(fdp.ConsumeIntInRange(1, 4))]
     refs = [fdp.PickValueInList(texts) for _ in range(len(hyps))]
+    more = [fdp.PickValueInList([*texts, None]) for _ in range(len(hyps))]
     metric = batch.scorer(name, dict(options))
     got = batch.sentence_scores(name, hyps, [refs], threads=threads, **options).tolist()
     assert got == [metric.sentence_score(h, [r]).score for h, r in zip(hyps, refs)], (
@@ -84,6 +94,20 @@ def fuzz_batch(fdp: atheris.FuzzedDataProvider, texts: list[str]) -> None:
         hyps,
         refs,
     )
+    expected = [
+        metric.sentence_score(h, [r for r in (r1, r2) if r is not None]).score
+        for h, r1, r2 in zip(hyps, refs, more)
+    ]
+    metric.num_refs = 2
+    spec = batch._native_spec(metric)
+    if spec is not None:
+        streams, flags = batch._for_engine(metric, [hyps, refs, more], lowers=True)
+        for way in (0, 4, 8):  # runs, tables, per-call statistics (_native_batch.h)
+            out = np.empty(len(hyps))
+            _native.batch_aligned(
+                spec[0], streams[0], streams[1:], spec[1], flags | way, threads, out
+            )
+            assert out.tolist() == expected, (name, options, hyps, refs, more, way)
     cells = batch.pairwise(name, [hyps], [refs], threads=threads, **options)[0].tolist()
     assert cells == [[metric.sentence_score(h, [r]).score for r in refs] for h in hyps]
 
