@@ -18,7 +18,7 @@ if [ "${1:-}" = "--asan" ]; then mode=asan; shift; fi
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(tests/test_native.py tests/test_native_hostile.py
                                       tests/test_batch_scoring.py tests/metrics/test_bleu_worked.py
-                                      tests/test_resegment.py)
+                                      tests/test_resegment.py tests/test_batch_engine.py)
 python=$(python3 -c 'import sys; print(sys.executable)')  # the interpreter, not a launcher
 
 if [ "$mode" = asan ]; then
