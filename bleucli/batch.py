@@ -186,21 +186,38 @@ def sentence_scores(
         and all(type(s) is list and len(s) == len(hypotheses) for s in references)
     ):  # plain lists: the compiled engine checks every item itself, before any work
         m = scorer(metric, options)
-        out = _aligned_native(owner, m, hypotheses, references, thread_count(threads))
-        if out is not None:
-            return out
+        if _native_spec(m) is not None and m.engine_flags(True) is not None:
+            return _aligned_native(owner, m, hypotheses, references, thread_count(threads))
     hyps, streams = _aligned_inputs(owner, hypotheses, references)
     count = thread_count(threads)
     if m is None:
         m = scorer(metric, options)
     if not hyps:
         return np.zeros(0)
+    if _native_spec(m) is not None:
+        return _aligned_native(owner, m, hyps, streams, count)
     m.num_refs = len(streams)
-    spec = _native_spec(m)
-    if spec is not None:
-        prepared, flags = _for_engine(m, [hyps, *streams], lowers=True)
-        out = np.empty(len(hyps))
-        assert _NATIVE is not None  # a spec comes only with the compiled core
+    rows = [[ref for ref in refs if ref is not None] for refs in zip(*streams)]
+    texts = _Texts(m, hyps, *streams)
+    _check_ter_sizes(owner, m, texts, [([h], refs) for h, refs in zip(hyps, rows)])
+    return np.array(_python_scores(m, texts, hyps, rows), dtype=np.float64)
+
+
+def _aligned_native(
+    owner: str, metric: Metric, hyps: list, streams: list[list], count: int
+) -> np.ndarray:
+    """Scores by the compiled engine, which owns each string before it starts. Raw lists
+    may come straight from the caller when the engine preprocesses this metric's texts
+    itself: an item of the wrong type or a job without references then fails in the
+    engine, and the checks of :func:`_aligned_inputs` name the argument and index."""
+    import numpy as np
+
+    spec = _native_spec(metric)
+    assert spec is not None and _NATIVE is not None
+    metric.num_refs = len(streams)
+    prepared, flags = _for_engine(metric, [hyps, *streams], lowers=True)
+    out = np.empty(len(hyps))
+    try:
         _engine_call(
             owner,
             _NATIVE.batch_aligned,
@@ -212,45 +229,11 @@ def sentence_scores(
             count,
             out,
         )
-        return out
-    rows = [[ref for ref in refs if ref is not None] for refs in zip(*streams)]
-    texts = _Texts(m, hyps, *streams)
-    _check_ter_sizes(owner, m, texts, [([h], refs) for h, refs in zip(hyps, rows)])
-    return np.array(_python_scores(m, texts, hyps, rows), dtype=np.float64)
-
-
-def _aligned_native(
-    owner: str, metric: Metric, hyps: list, streams: list[list], count: int
-) -> np.ndarray | None:
-    """Scores of plain lists by the compiled engine straight from the caller's lists (it
-    owns each string before it starts), or None when this metric configuration needs
-    preprocessing here first. An item of the wrong type or a job without references:
-    the checks of :func:`_aligned_inputs` name the argument and index."""
-    import numpy as np
-
-    spec = _native_spec(metric)
-    if spec is None or metric.engine_flags(True) is None:
-        return None
-    assert _NATIVE is not None  # a spec comes only with the compiled core
-    metric.num_refs = len(streams)
-    out = np.empty(len(hyps))
-    try:
-        _engine_call(
-            owner,
-            _NATIVE.batch_aligned,
-            spec[0],
-            hyps,
-            streams,
-            spec[1],
-            metric.engine_flags(True),
-            count,
-            out,
-        )
     except (TypeError, ValueError) as err:
         if not str(err).startswith("batch:"):
             raise
         _aligned_inputs(owner, hyps, streams)  # raises the error that names the item
-        raise
+        raise InputError(f"{owner}: {str(err).removeprefix('batch: ')}") from None
     return out
 
 

@@ -221,3 +221,10 @@ def test_ter_of_long_repetitive_lines_equals_the_specification() -> None:
     refs = [" ".join(r) for _, r in pairs]
     expected = [100 * (translation_edit_rate(h, r)[0] / len(r)) for h, r in pairs]
     assert batch.sentence_scores("ter", hyps, [refs]).tolist() == expected
+
+
+def test_more_than_64_reference_streams_is_one_clear_error() -> None:
+    from bleucli.errors import InputError
+
+    with pytest.raises(InputError, match="65 reference streams; at most 64"):
+        batch.sentence_scores("bleu", ["a b"], [["a b"]] * 65)
