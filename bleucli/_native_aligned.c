@@ -11,12 +11,13 @@
  * every completion of a prompt is tokenised once): its tokens with a hash of their
  * characters (BLEU, TER, chrF++'s words) and its characters (chrF). Phase 2 scores the
  * jobs: a job's tokens get small ids from a table of that job alone (equal hashes and equal
- * characters: one id, so ids are exact, never a hash's guess), so that an n-gram of up to
- * four words packs into one 64-bit key of 16-bit ids (chrF's characters: 63 / order bits
- * each), and every order's n-grams are counted in one open-addressing table. A job beyond
- * those bounds (orders above four, more distinct words or characters than the bits hold)
- * goes through the statistics functions of the per-call API instead; either way a job's
- * score is exactly what bleucli.metrics computes (the score functions of _native_batch.h).
+ * characters: one id, so ids are exact, never a hash's guess). Clipped n-gram matches come
+ * from common runs of ids (vectorised rows, see runs_matches) while the job is short, else
+ * from per-order open-addressing tables of n-grams packed into 64-bit keys (16-bit word
+ * ids, chrF's characters 63 / order bits each). A job beyond those bounds (BLEU orders
+ * above four, more distinct words or characters than the bits hold) goes through the
+ * statistics functions of the per-call API instead; either way a job's score is exactly
+ * what bleucli.metrics computes (the score functions of _native_batch.h).
  * Both phases run without the GIL on `threads` threads over data the call owns; a job
  * writes only its own score, so any thread count gives the same bytes.
  */
