@@ -68,6 +68,20 @@ static void *arena_alloc(Arena *a, size_t size) {
     return p;
 }
 
+/* Empty the arena for reuse, keeping its newest block. */
+static void arena_reset(Arena *a) {
+    if (a->head == NULL)
+        return;
+    Block *keep = a->head, *b = keep->next;
+    while (b != NULL) {
+        Block *next = b->next;
+        PyMem_RawFree(b);
+        b = next;
+    }
+    keep->next = NULL;
+    keep->used = 0;
+}
+
 static void arena_free(Arena *a) {
     while (a->head != NULL) {
         Block *next = a->head->next;
@@ -79,7 +93,9 @@ static void arena_free(Arena *a) {
 /* ------------------------------------------------------------------------------------ */
 /* A distinct text of the call, prepared once.                                           */
 
-enum { TEXT_READY = 0, TEXT_PYTHON_LOWER = 1 };
+/* READY: prepared in phase 1; PYTHON_LOWER: waits for str.lower(); IN_JOB: used by one job
+   only, prepared there into the thread's scratch (nothing kept: less memory to touch). */
+enum { TEXT_READY = 0, TEXT_PYTHON_LOWER = 1, TEXT_IN_JOB = 2 };
 
 typedef struct {
     PyObject *obj;          /* the str, owned by the call */
@@ -90,6 +106,7 @@ typedef struct {
     Py_ssize_t n_tok;
     uint32_t *cps;          /* chrF's characters (whitespace removed unless kept) */
     Py_ssize_t n_cps;
+    Py_ssize_t uses;        /* how many times the call's jobs name it */
 } Text;
 
 /* Are the characters of token x of text a those of token y of text b? */
@@ -164,6 +181,8 @@ typedef struct {
 
 /* A thread's scratch, reused from job to job. */
 typedef struct {
+    Arena scratch;          /* a job's texts used by it alone */
+    Text own[65];
     Workspace *w;           /* 13a's rewriting path, and jobs of the general path */
     TerWork *ter;           /* TER's arrays */
     BleucliToken *tokens;
@@ -240,6 +259,7 @@ static int grow_zeroed(void **ptr, Py_ssize_t *cap, Py_ssize_t need, size_t size
 }
 
 static void local_free(Local *l) {
+    arena_free(&l->scratch);
     bleucli_workspace_free(l->w);
     bleucli_ter_work_free(l->ter);
     PyMem_RawFree(l->tokens);
@@ -1053,14 +1073,27 @@ static int general_job(Engine *e, Local *l, Py_ssize_t j, const Text *hyp,
     return BATCH_OK;
 }
 
+/* Text `at` for this job: the prepared one, or (used by this job only) prepared now into
+   *own with the thread's scratch; NULL without memory. */
+static const Text *job_text(const Engine *e, Local *l, Py_ssize_t at, Text *own) {
+    const Text *x = &e->texts[at];
+    if (x->state != TEXT_IN_JOB)
+        return x;
+    *own = *x;
+    return prepare_text(e, l, &l->scratch, own, 0) < 0 ? NULL : own;
+}
+
 static int score_job(Engine *e, Local *l, Py_ssize_t j, long long *ter_code) {
     const Text *refs[64];
     Py_ssize_t n_refs = 0;
-    const Text *hyp = &e->texts[e->hyp_at[j]];
+    arena_reset(&l->scratch);
+    const Text *hyp = job_text(e, l, e->hyp_at[j], &l->own[0]);
+    if (hyp == NULL)
+        return BATCH_NO_MEMORY;
     for (Py_ssize_t k = 0; k < e->n_streams; k++) {
         Py_ssize_t at = e->ref_at[j * e->n_streams + k];
-        if (at >= 0)
-            refs[n_refs++] = &e->texts[at];
+        if (at >= 0 && (refs[n_refs++] = job_text(e, l, at, &l->own[1 + k])) == NULL)
+            return BATCH_NO_MEMORY;
     }
     int packed = 1;
     if (e->o.metric == METRIC_TER)
@@ -1138,8 +1171,10 @@ static void *worker(void *arg) {
     while (claim(e, 32, &start, &stop)) {
         for (Py_ssize_t i = start; i < stop; i++) {
             long long ter_code = 0;
-            int error;
-            if (e->phase == 1)
+            int error = BATCH_OK;
+            if (e->phase == 1 && e->texts[i].uses < 2 && !e->lower) /* (lowercasing: all */
+                e->texts[i].state = TEXT_IN_JOB; /* are checked for str.lower() here) */
+            else if (e->phase == 1)
                 error = prepare_text(e, &l, &e->arenas[wk->index], &e->texts[i], e->lower) < 0
                             ? BATCH_NO_MEMORY : BATCH_OK;
             else
@@ -1208,6 +1243,7 @@ static int distinct_texts(Engine *e, PyObject **hyps, PyObject **refs) {
             slots[slot] = e->n_texts;
             e->texts[e->n_texts++].obj = obj;
         }
+        e->texts[slots[slot]].uses++;
         *at = slots[slot];
     }
     PyMem_RawFree(slots);
