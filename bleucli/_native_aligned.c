@@ -7,9 +7,10 @@
  *       flags: BATCH_TOK13A (BLEU: right-strip and 13a-tokenise here), BATCH_LOWER
  *       (str.lower() first); other preprocessing is the caller's
  *
- * Phase 1 prepares each distinct text once (distinct objects: a reference repeated for
- * every completion of a prompt is tokenised once): its tokens with a hash of their
- * characters (BLEU, TER, chrF++'s words) and its characters (chrF). Phase 2 scores the
+ * Phase 1 prepares each distinct text that several jobs use once (distinct objects: a
+ * reference repeated for every completion of a prompt is tokenised once): its tokens with
+ * a hash of their characters (BLEU, TER, chrF++'s words) and its characters (chrF); a text
+ * of one job only is prepared by that job, into scratch memory. Phase 2 scores the
  * jobs: a job's tokens get small ids from a table of that job alone (equal hashes and equal
  * characters: one id, so ids are exact, never a hash's guess). Clipped n-gram matches come
  * from common runs of ids (vectorised rows, see runs_matches) while the job is short, else
