@@ -27,12 +27,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#ifndef _WIN32
-#include <pthread.h>
-#define HAVE_THREADS 1
-#else
-#define HAVE_THREADS 0
-#endif
 
 /* ------------------------------------------------------------------------------------ */
 /* Memory that lives for the call: per-thread blocks, never moved.                       */
@@ -149,15 +143,8 @@ typedef struct {
     int runs, general;      /* short jobs by common runs; every job by the general path (tests
                                compare the three ways) */
     int threads;
-    /* work sharing */
     int phase;
-    Py_ssize_t next, n_items;
-    int error;
-    long long ter_code;
-    Py_ssize_t failed_job, failed_words[2];
-#if HAVE_THREADS
-    pthread_mutex_t lock;
-#endif
+    Sharing s;
 } Engine;
 
 typedef struct {
@@ -235,25 +222,11 @@ typedef struct {
     Py_ssize_t words[2];    /* the line pair TER refused */
 } Local;
 
-static int grow(void **ptr, Py_ssize_t *cap, Py_ssize_t need, size_t size) {
-    if (need <= *cap)
-        return 0;
-    Py_ssize_t grown = need + need / 2 + 8;
-    if ((size_t)grown > PY_SSIZE_T_MAX / size)
-        return -1;
-    void *p = PyMem_RawRealloc(*ptr, (size_t)grown * size);
-    if (p == NULL)
-        return -1;
-    *ptr = p;
-    *cap = grown;
-    return 0;
-}
-
-/* grow(), with every entry 0 after growing (tables stamped by generation). */
+/* bleucli_grow(), with every entry 0 after growing (tables stamped by generation). */
 static int grow_zeroed(void **ptr, Py_ssize_t *cap, Py_ssize_t need, size_t size) {
     if (need <= *cap)
         return 0;
-    if (grow(ptr, cap, need, size) < 0)
+    if (bleucli_grow(ptr, cap, need, size) < 0)
         return -1;
     memset(*ptr, 0, (size_t)*cap * size);
     return 0;
@@ -333,7 +306,7 @@ static int lowered(Arena *a, Text *x) {
 /* The tokens of x->full in `mode` into the arena (their characters too, when 13a rewrote
    the line into the workspace). */
 static int prepare_tokens(Local *l, Arena *a, Text *x, int mode) {
-    if (grow((void **)&l->tokens, &l->tokens_cap, x->full.len + 1, sizeof(BleucliToken)) < 0)
+    if (bleucli_grow((void **)&l->tokens, &l->tokens_cap, x->full.len + 1, sizeof(BleucliToken)) < 0)
         return -1;
     const void *chars;
     int kind;
@@ -401,7 +374,7 @@ static int ids_reset(Local *l, Py_ssize_t n) {
     }
     if (n + 2 > l->id_entries) {
         Py_ssize_t entries = l->id_entries;
-        if (grow((void **)&l->id_text, &entries, n + 2, sizeof(Text *)) < 0)
+        if (bleucli_grow((void **)&l->id_text, &entries, n + 2, sizeof(Text *)) < 0)
             return -1;
         const BleucliToken **tok = PyMem_RawRealloc((void *)l->id_tok,
                                                     (size_t)entries * sizeof(BleucliToken *));
@@ -446,7 +419,7 @@ static int word_ids(Local *l, const Text *const *refs, Py_ssize_t n, const Text 
     for (Py_ssize_t k = 0; k < n; k++)
         total += refs[k]->n_tok;
     if (ids_reset(l, total) < 0 ||
-        grow((void **)&l->seq, &l->seq_cap, total + hyp->n_tok + 1, sizeof(uint32_t)) < 0)
+        bleucli_grow((void **)&l->seq, &l->seq_cap, total + hyp->n_tok + 1, sizeof(uint32_t)) < 0)
         return -1;
     /* the table is used at the job's size: a long job before must not slow every later one */
     Py_ssize_t mask = pow2_above(total) - 1, offset = 0;
@@ -547,9 +520,9 @@ static int count_matches(Local *l, const uint32_t *ref, const Py_ssize_t *at, Py
                          const uint32_t *hyp, Py_ssize_t hyp_len, Py_ssize_t orders, int bits,
                          Py_ssize_t *matches) {
     Py_ssize_t R = at[n_refs], total = R + hyp_len + 1;
-    if (grow((void **)&l->keys, &l->keys_cap, total, sizeof(uint64_t)) < 0 ||
-        grow((void **)&l->alive, &l->alive_cap, total, 1) < 0 ||
-        grow((void **)&l->slot_of, &l->slot_of_cap, R + 1, sizeof(uint32_t)) < 0)
+    if (bleucli_grow((void **)&l->keys, &l->keys_cap, total, sizeof(uint64_t)) < 0 ||
+        bleucli_grow((void **)&l->alive, &l->alive_cap, total, 1) < 0 ||
+        bleucli_grow((void **)&l->slot_of, &l->slot_of_cap, R + 1, sizeof(uint32_t)) < 0)
         return -1;
     uint64_t *ref_keys = l->keys, *hyp_keys = l->keys + R;
     unsigned char *ref_alive = l->alive, *hyp_alive = l->alive + R;
@@ -776,7 +749,7 @@ static int runs_matches(Local *l, const uint32_t *ref, const Py_ssize_t *at, Py_
        before i; then whether each hypothesis id occurs again later */
     Py_ssize_t width = longest + LANES;
     Py_ssize_t need = Hp + longest + 3 * width + 2 * (Py_ssize_t)N * Hp + (H + 1) / 2 + LANES;
-    if (grow((void **)&l->lanes, &l->lanes_cap, need, sizeof(uint16_t)) < 0 ||
+    if (bleucli_grow((void **)&l->lanes, &l->lanes_cap, need, sizeof(uint16_t)) < 0 ||
         grow_zeroed((void **)&l->seen, &l->seen_cap, n_ids + 1, sizeof(uint32_t)) < 0)
         return -1;
     uint16_t *h = as_lanes(hyp, H, l->lanes), *r = h + Hp, *zero = r + longest;
@@ -870,7 +843,7 @@ static int bleu_packed(const Engine *e, Local *l, Py_ssize_t j, const Text *hyp,
         if (len >= 65535)
             return 1;
     }
-    if (grow((void **)&l->row, &l->row_cap, o->width, sizeof(Py_ssize_t)) < 0)
+    if (bleucli_grow((void **)&l->row, &l->row_cap, o->width, sizeof(Py_ssize_t)) < 0)
         return -1;
     Py_ssize_t *row = l->row, matches[4];
     if (clipped_matches(l, l->seq, at, n_refs, l->seq + at[n_refs], hyp_len, order, 16,
@@ -966,8 +939,8 @@ static int chrf_packed(const Engine *e, Local *l, Py_ssize_t j, const Text *hyp,
             return 1;
     }
     if (chars_reset(l, astral) < 0 ||
-        grow((void **)&l->cids, &l->cids_cap, total + 1, sizeof(uint32_t)) < 0 ||
-        grow((void **)&l->row, &l->row_cap, o->width, sizeof(Py_ssize_t)) < 0)
+        bleucli_grow((void **)&l->cids, &l->cids_cap, total + 1, sizeof(uint32_t)) < 0 ||
+        bleucli_grow((void **)&l->row, &l->row_cap, o->width, sizeof(Py_ssize_t)) < 0)
         return -1;
     uint32_t *cids = l->cids;
     Py_ssize_t offset = 0, char_at[65];
@@ -1019,7 +992,7 @@ static int ter_job(Engine *e, Local *l, Py_ssize_t j, const Text *hyp, const Tex
     if (n_refs > 64)
         return BATCH_NO_MEMORY; /* never: a call has at most 64 streams (checked) */
     if (word_ids(l, refs, n_refs, hyp, at) < 0 ||
-        grow((void **)&l->ter_ids, &l->ter_cap, at[n_refs] + hyp->n_tok + 1, sizeof(Py_ssize_t)) < 0)
+        bleucli_grow((void **)&l->ter_ids, &l->ter_cap, at[n_refs] + hyp->n_tok + 1, sizeof(Py_ssize_t)) < 0)
         return BATCH_NO_MEMORY;
     Py_ssize_t *ids = l->ter_ids, n_hyp = hyp->n_tok;
     for (Py_ssize_t i = 0; i < at[n_refs] + n_hyp; i++)
@@ -1048,8 +1021,8 @@ static int ter_job(Engine *e, Local *l, Py_ssize_t j, const Text *hyp, const Tex
 static int general_job(Engine *e, Local *l, Py_ssize_t j, const Text *hyp,
                        const Text *const *refs, Py_ssize_t n_refs) {
     const Options *o = &e->o;
-    if (grow((void **)&l->views, &l->views_cap, n_refs + 1, sizeof(BleucliText)) < 0 ||
-        grow((void **)&l->row, &l->row_cap, (n_refs + 1) * o->width, sizeof(Py_ssize_t)) < 0)
+    if (bleucli_grow((void **)&l->views, &l->views_cap, n_refs + 1, sizeof(BleucliText)) < 0 ||
+        bleucli_grow((void **)&l->row, &l->row_cap, (n_refs + 1) * o->width, sizeof(Py_ssize_t)) < 0)
         return BATCH_NO_MEMORY;
     l->views[0] = hyp->full;
     for (Py_ssize_t k = 0; k < n_refs; k++)
@@ -1109,40 +1082,7 @@ static int score_job(Engine *e, Local *l, Py_ssize_t j, long long *ter_code) {
 }
 
 /* ------------------------------------------------------------------------------------ */
-/* Work sharing.                                                                         */
-
-static int claim(Engine *e, Py_ssize_t chunk, Py_ssize_t *start, Py_ssize_t *stop) {
-#if HAVE_THREADS
-    pthread_mutex_lock(&e->lock);
-#endif
-    int ok = e->error == BATCH_OK && e->next < e->n_items;
-    if (ok) {
-        *start = e->next;
-        *stop = e->next + chunk < e->n_items ? e->next + chunk : e->n_items;
-        e->next = *stop;
-    }
-#if HAVE_THREADS
-    pthread_mutex_unlock(&e->lock);
-#endif
-    return ok;
-}
-
-static void fail(Engine *e, int error, long long ter_code, Py_ssize_t job,
-                 const Py_ssize_t *words) {
-#if HAVE_THREADS
-    pthread_mutex_lock(&e->lock);
-#endif
-    if (e->error == BATCH_OK) {
-        e->error = error;
-        e->ter_code = ter_code;
-        e->failed_job = job;
-        e->failed_words[0] = words[0];
-        e->failed_words[1] = words[1];
-    }
-#if HAVE_THREADS
-    pthread_mutex_unlock(&e->lock);
-#endif
-}
+/* Threads.                                                                              */
 
 static int local_init(const Engine *e, Local *l) {
     memset(l, 0, sizeof(*l));
@@ -1164,12 +1104,12 @@ static void *worker(void *arg) {
     Local l;
     Py_ssize_t none[2] = {0, 0};
     if (local_init(e, &l) < 0) {
-        fail(e, BATCH_NO_MEMORY, 0, 0, none);
+        bleucli_fail(&e->s, BATCH_NO_MEMORY, 0, 0, none);
         local_free(&l);
         return NULL;
     }
     Py_ssize_t start, stop;
-    while (claim(e, 32, &start, &stop)) {
+    while (bleucli_claim(&e->s, 32, &start, &stop)) {
         for (Py_ssize_t i = start; i < stop; i++) {
             long long ter_code = 0;
             int error = BATCH_OK;
@@ -1181,7 +1121,7 @@ static void *worker(void *arg) {
             else
                 error = score_job(e, &l, i, &ter_code);
             if (error != BATCH_OK) {
-                fail(e, error, ter_code, i, l.words);
+                bleucli_fail(&e->s, error, ter_code, i, l.words);
                 break;
             }
         }
@@ -1193,8 +1133,8 @@ static void *worker(void *arg) {
 /* Run a phase over n items on e->threads threads (the calling thread is one of them). */
 static void run_phase(Engine *e, int phase, Py_ssize_t n) {
     e->phase = phase;
-    e->next = 0;
-    e->n_items = n;
+    e->s.next = 0;
+    e->s.n_items = n;
     Worker workers[256];
     int count = e->threads < 256 ? e->threads : 256;
     for (int k = 0; k < count; k++)
@@ -1380,12 +1320,12 @@ PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
             goto done;
         }
 #if HAVE_THREADS
-    pthread_mutex_init(&e.lock, NULL);
+    pthread_mutex_init(&e.s.lock, NULL);
 #endif
     Py_BEGIN_ALLOW_THREADS
     run_phase(&e, 1, e.n_texts);
     Py_END_ALLOW_THREADS
-    if (e.error == BATCH_OK && e.lower) {
+    if (e.s.error == BATCH_OK && e.lower) {
         Py_ssize_t pending = 0;
         for (Py_ssize_t i = 0; i < e.n_texts; i++)
             pending += e.texts[i].state == TEXT_PYTHON_LOWER;
@@ -1399,24 +1339,15 @@ PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
                 goto unlock;
         }
     }
-    if (e.error == BATCH_OK) {
+    if (e.s.error == BATCH_OK) {
         Py_BEGIN_ALLOW_THREADS
         run_phase(&e, 2, n);
         Py_END_ALLOW_THREADS
     }
-    if (e.error == BATCH_NO_MEMORY) {
-        PyErr_NoMemory();
-    } else if (e.error == BATCH_TER && e.ter_code == TER_TOO_LONG) {
-        PyErr_Format(PyExc_ValueError, "item %zd: %zd x %zd words is more than %lld word pairs",
-                     e.failed_job, e.failed_words[0], e.failed_words[1], MAX_WORD_PAIRS);
-    } else if (e.error == BATCH_TER) {
-        bleucli_ter_error(e.ter_code, e.failed_words[0], e.failed_words[1]);
-    } else {
-        result = Py_NewRef(Py_None);
-    }
+    result = bleucli_batch_result(&e.s);
 unlock:
 #if HAVE_THREADS
-    pthread_mutex_destroy(&e.lock);
+    pthread_mutex_destroy(&e.s.lock);
 #endif
 done:
     if (e.arenas != NULL)

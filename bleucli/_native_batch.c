@@ -25,12 +25,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#ifndef _WIN32
-#include <pthread.h>
-#define HAVE_THREADS 1
-#else
-#define HAVE_THREADS 0
-#endif
 
 /* ------------------------------------------------------------------------------------ */
 /* Per-thread state.                                                                     */
@@ -64,7 +58,7 @@ typedef struct {
     Py_ssize_t words[2];      /* the line pair TER refused */
 } Thread;
 
-static int grow(void **ptr, Py_ssize_t *cap, Py_ssize_t need, size_t size) {
+int bleucli_grow(void **ptr, Py_ssize_t *cap, Py_ssize_t need, size_t size) {
     if (need <= *cap)
         return 0;
     Py_ssize_t grown = need + need / 2 + 8;
@@ -89,15 +83,9 @@ typedef struct {
     Py_ssize_t *block_at;      /* first block of each group (n_groups + 1) */
     Py_ssize_t *cell_at;       /* first cell of each group */
     Py_ssize_t n_blocks;
-    Py_ssize_t n_items, n_jobs;
+    Py_ssize_t n_jobs;
     double *out;
-    Py_ssize_t next;
-    int error;
-    long long ter_code;
-    Py_ssize_t failed_job, failed_words[2];
-#if HAVE_THREADS
-    pthread_mutex_t lock;
-#endif
+    Sharing s;
 } Batch;
 
 /* ------------------------------------------------------------------------------------ */
@@ -155,13 +143,13 @@ static Py_ssize_t vocab_id(Vocab *v, const Py_UCS4 *w, Py_ssize_t len) {
         slot = (slot + 1) & mask;
     }
     if (v->n >= INT32_MAX - 1 ||
-        grow((void **)&v->chars, &v->chars_cap, v->n_chars + len + 1, sizeof(Py_UCS4)) < 0)
+        bleucli_grow((void **)&v->chars, &v->chars_cap, v->n_chars + len + 1, sizeof(Py_UCS4)) < 0)
         return -1;
     if (v->n == v->cap) {
         Py_ssize_t cap = v->cap ? 2 * v->cap : 1024, c1 = v->cap, c2 = v->cap, c3 = v->cap;
-        if (grow((void **)&v->start, &c1, cap, sizeof(Py_ssize_t)) < 0 ||
-            grow((void **)&v->len, &c2, cap, sizeof(Py_ssize_t)) < 0 ||
-            grow((void **)&v->hash, &c3, cap, sizeof(uint64_t)) < 0)
+        if (bleucli_grow((void **)&v->start, &c1, cap, sizeof(Py_ssize_t)) < 0 ||
+            bleucli_grow((void **)&v->len, &c2, cap, sizeof(Py_ssize_t)) < 0 ||
+            bleucli_grow((void **)&v->hash, &c3, cap, sizeof(uint64_t)) < 0)
             return -1;
         v->cap = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
     }
@@ -259,7 +247,7 @@ static int prepare_grams(const Options *o, Thread *t, Prepared *p) {
         const Py_ssize_t *seq = p->seq[kind];
         Py_ssize_t len = p->len[kind];
         /* per position: its n-gram's hash, and its entry at the last order */
-        if (grow((void **)&t->hashes, &t->hashes_cap, 2 * (len + 1), sizeof(uint64_t)) < 0)
+        if (bleucli_grow((void **)&t->hashes, &t->hashes_cap, 2 * (len + 1), sizeof(uint64_t)) < 0)
             return -1;
         uint64_t *hashes = t->hashes;
         int32_t *entry_of = (int32_t *)(t->hashes + len + 1);
@@ -390,7 +378,7 @@ static int cell(const Batch *b, Thread *t, const Prepared *h, const Prepared *r,
     for (Py_ssize_t k = 0; k < o->n_orders; k++)
         if (h->at[k + 1] - h->at[k] > most)
             most = h->at[k + 1] - h->at[k];
-    if (grow((void **)&t->found, &t->found_cap, 2 * most + 2, 1) < 0)
+    if (bleucli_grow((void **)&t->found, &t->found_cap, 2 * most + 2, 1) < 0)
         return BATCH_NO_MEMORY;
     unsigned char *flags[2] = {t->found, t->found + most + 1};
     if (o->metric == METRIC_BLEU) {
@@ -445,7 +433,7 @@ static int pairwise_block(const Batch *b, Thread *t, Py_ssize_t item, long long 
         t->n_refs = 0;
         t->group = -1;
         vocab_clear(&t->vocab);
-        if (grow((void **)&t->refs, &t->refs_cap, n_ref, sizeof(Prepared)) < 0)
+        if (bleucli_grow((void **)&t->refs, &t->refs_cap, n_ref, sizeof(Prepared)) < 0)
             return BATCH_NO_MEMORY;
         memset(t->refs, 0, (size_t)n_ref * sizeof(Prepared));
         t->n_refs = n_ref;
@@ -453,13 +441,13 @@ static int pairwise_block(const Batch *b, Thread *t, Py_ssize_t item, long long 
             return BATCH_NO_MEMORY;
         t->group = lo;
     }
-    if (grow((void **)&t->hyps, &t->hyps_cap, rows, sizeof(Prepared)) < 0)
+    if (bleucli_grow((void **)&t->hyps, &t->hyps_cap, rows, sizeof(Prepared)) < 0)
         return BATCH_NO_MEMORY;
     memset(t->hyps, 0, (size_t)rows * sizeof(Prepared));
     int prepared = prepare_texts(b, t, b->members + g[0] + first, rows, t->hyps);
     int error = prepared < 0 ? BATCH_NO_MEMORY : BATCH_OK;
     if (error == BATCH_OK &&
-        grow((void **)&t->row, &t->row_cap, b->o.width + 1, sizeof(Py_ssize_t)) < 0)
+        bleucli_grow((void **)&t->row, &t->row_cap, b->o.width + 1, sizeof(Py_ssize_t)) < 0)
         error = BATCH_NO_MEMORY;
     double *out = b->out + b->cell_at[lo] + first * n_ref;
     for (Py_ssize_t i = 0; error == BATCH_OK && i < rows; i++)
@@ -477,36 +465,36 @@ static int pairwise_block(const Batch *b, Thread *t, Py_ssize_t item, long long 
 /* ------------------------------------------------------------------------------------ */
 /* Work sharing.                                                                         */
 
-static int claim(Batch *b, Py_ssize_t chunk, Py_ssize_t *start, Py_ssize_t *stop) {
+int bleucli_claim(Sharing *s, Py_ssize_t chunk, Py_ssize_t *start, Py_ssize_t *stop) {
 #if HAVE_THREADS
-    pthread_mutex_lock(&b->lock);
+    pthread_mutex_lock(&s->lock);
 #endif
-    int ok = b->error == BATCH_OK && b->next < b->n_items;
+    int ok = s->error == BATCH_OK && s->next < s->n_items;
     if (ok) {
-        *start = b->next;
-        *stop = b->next + chunk < b->n_items ? b->next + chunk : b->n_items;
-        b->next = *stop;
+        *start = s->next;
+        *stop = s->next + chunk < s->n_items ? s->next + chunk : s->n_items;
+        s->next = *stop;
     }
 #if HAVE_THREADS
-    pthread_mutex_unlock(&b->lock);
+    pthread_mutex_unlock(&s->lock);
 #endif
     return ok;
 }
 
-static void fail(Batch *b, int error, long long ter_code, Py_ssize_t job,
-                 const Py_ssize_t *words) {
+void bleucli_fail(Sharing *s, int error, long long ter_code, Py_ssize_t job,
+                  const Py_ssize_t *words) {
 #if HAVE_THREADS
-    pthread_mutex_lock(&b->lock);
+    pthread_mutex_lock(&s->lock);
 #endif
-    if (b->error == BATCH_OK) {
-        b->error = error;
-        b->ter_code = ter_code;
-        b->failed_job = job;
-        b->failed_words[0] = words ? words[0] : 0;
-        b->failed_words[1] = words ? words[1] : 0;
+    if (s->error == BATCH_OK) {
+        s->error = error;
+        s->ter_code = ter_code;
+        s->failed_job = job;
+        s->failed_words[0] = words ? words[0] : 0;
+        s->failed_words[1] = words ? words[1] : 0;
     }
 #if HAVE_THREADS
-    pthread_mutex_unlock(&b->lock);
+    pthread_mutex_unlock(&s->lock);
 #endif
 }
 
@@ -532,18 +520,18 @@ static void *worker(void *arg) {
     t.ter = bleucli_ter_work_new();
     t.work = PyMem_RawMalloc((size_t)(3 * b->o.max_order + 3) * sizeof(double));
     if (t.w == NULL || t.ter == NULL || t.work == NULL) {
-        fail(b, BATCH_NO_MEMORY, 0, 0, NULL);
+        bleucli_fail(&b->s, BATCH_NO_MEMORY, 0, 0, NULL);
         thread_free(&t);
         return NULL;
     }
     Py_ssize_t start, stop, chunk = 1;
-    while (claim(b, chunk, &start, &stop)) {
+    while (bleucli_claim(&b->s, chunk, &start, &stop)) {
         for (Py_ssize_t i = start; i < stop; i++) {
             long long ter_code = 0;
             Py_ssize_t failed = i;
             int error = pairwise_block(b, &t, i, &ter_code, &failed);
             if (error != BATCH_OK) {
-                fail(b, error, ter_code, failed, t.words);
+                bleucli_fail(&b->s, error, ter_code, failed, t.words);
                 break;
             }
         }
@@ -557,8 +545,8 @@ static void run_threads(Batch *b, int threads) {
 #if HAVE_THREADS
     pthread_t ids[256];
     int started = 0;
-    pthread_mutex_init(&b->lock, NULL);
-    for (int k = 1; k < threads && k < 256 && k < b->n_items; k++) {
+    pthread_mutex_init(&b->s.lock, NULL);
+    for (int k = 1; k < threads && k < 256 && k < b->s.n_items; k++) {
         if (pthread_create(&ids[started], NULL, worker, b) != 0)
             break; /* fewer threads: the same results */
         started++;
@@ -566,7 +554,7 @@ static void run_threads(Batch *b, int threads) {
     worker(b);
     for (int k = 0; k < started; k++)
         pthread_join(ids[k], NULL);
-    pthread_mutex_destroy(&b->lock);
+    pthread_mutex_destroy(&b->s.lock);
 #else
     (void)threads;
     worker(b);
@@ -630,23 +618,25 @@ int bleucli_out_buffer(Py_buffer *view, Py_ssize_t n) {
 
 /* Score the batch into b->out without the GIL; None, or NULL with the error set. */
 static PyObject *run_batch(Batch *b, int threads) {
-    if (b->n_items > 0) {
+    if (b->s.n_items > 0) {
         Py_BEGIN_ALLOW_THREADS
         run_threads(b, threads);
         Py_END_ALLOW_THREADS
     }
-    PyObject *result = NULL;
-    if (b->error == BATCH_NO_MEMORY) {
-        PyErr_NoMemory();
-    } else if (b->error == BATCH_TER && b->ter_code == TER_TOO_LONG) {
-        PyErr_Format(PyExc_ValueError, "item %zd: %zd x %zd words is more than %lld word pairs",
-                     b->failed_job, b->failed_words[0], b->failed_words[1], MAX_WORD_PAIRS);
-    } else if (b->error == BATCH_TER) {
-        bleucli_ter_error(b->ter_code, b->failed_words[0], b->failed_words[1]);
-    } else {
-        result = Py_NewRef(Py_None);
-    }
-    return result;
+    return bleucli_batch_result(&b->s);
+}
+
+PyObject *bleucli_batch_result(const Sharing *s) {
+    if (s->error == BATCH_NO_MEMORY)
+        return PyErr_NoMemory();
+    if (s->error == BATCH_TER && s->ter_code == TER_TOO_LONG)
+        return PyErr_Format(PyExc_ValueError,
+                            "item %zd: %zd x %zd words is more than %lld word pairs",
+                            s->failed_job, s->failed_words[0], s->failed_words[1],
+                            MAX_WORD_PAIRS);
+    if (s->error == BATCH_TER)
+        return bleucli_ter_error(s->ter_code, s->failed_words[0], s->failed_words[1]);
+    return Py_NewRef(Py_None);
 }
 
 void bleucli_release_objects(PyObject **objects, Py_ssize_t n) {
@@ -742,7 +732,7 @@ PyObject *bleucli_batch_pairwise(PyObject *self, PyObject *args) {
     b.block_at[b.n_groups] = blocks;
     b.groups = kept;
     b.n_jobs = cells;
-    b.n_items = blocks;
+    b.s.n_items = blocks;
     if (bleucli_out_buffer(&out, cells) < 0)
         goto done;
     b.out = out.buf;

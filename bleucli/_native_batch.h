@@ -10,6 +10,13 @@
 #include "_native.h"
 #include <math.h>
 
+#ifndef _WIN32
+#include <pthread.h>
+#define HAVE_THREADS 1
+#else
+#define HAVE_THREADS 0
+#endif
+
 enum { METRIC_BLEU = 0, METRIC_CHRF = 1, METRIC_TER = 2 };
 enum { SMOOTH_NONE = 0, SMOOTH_FLOOR = 1, SMOOTH_ADD_K = 2, SMOOTH_EXP = 3 };
 /* What went wrong in a thread, reported once the threads are joined. */
@@ -149,6 +156,31 @@ static inline double ter_score(long long edits, long long ref_lengths, Py_ssize_
 #define BATCH_LOWER 2
 #define BATCH_NO_RUNS 4
 #define BATCH_GENERAL 8
+
+/* Work handed out to threads in chunks, and the first error any of them met. */
+typedef struct {
+    Py_ssize_t next, n_items;
+    int error;
+    long long ter_code;
+    Py_ssize_t failed_job, failed_words[2];
+#if HAVE_THREADS
+    pthread_mutex_t lock;
+#endif
+} Sharing;
+
+/* The next chunk of at most `chunk` items into [*start, *stop); 0 when none is left or a
+   thread has failed. */
+int bleucli_claim(Sharing *s, Py_ssize_t chunk, Py_ssize_t *start, Py_ssize_t *stop);
+
+/* Record a failure (the first one wins); words: the line pair TER refused, or NULL. */
+void bleucli_fail(Sharing *s, int error, long long ter_code, Py_ssize_t job,
+                  const Py_ssize_t *words);
+
+/* After the threads: None, or NULL with the Python error for what failed. */
+PyObject *bleucli_batch_result(const Sharing *s);
+
+/* *ptr with room for `need` items of `size` bytes (grown by half again); 0 or -1. */
+int bleucli_grow(void **ptr, Py_ssize_t *cap, Py_ssize_t need, size_t size);
 
 /* The options tuple of a metric's batch_spec() into o; 0, or -1 with the error set. */
 int bleucli_batch_options(int metric, PyObject *options, int tok13a, Options *o);
