@@ -13,7 +13,7 @@
  * of one job only is prepared by that job, into scratch memory. Phase 2 scores the
  * jobs: a job's tokens get small ids from a table of that job alone (equal hashes and equal
  * characters: one id, so ids are exact, never a hash's guess). Clipped n-gram matches come
- * from common runs of ids (vectorised rows, see runs_matches) while the job is short, else
+ * from bit-parallel match sets (see bits_matches) while the sentences are short, else
  * from per-order open-addressing tables of n-grams packed into 64-bit keys (16-bit word
  * ids, chrF's characters 63 / order bits each). A job beyond those bounds (BLEU orders
  * above four, more distinct words or characters than the bits hold) goes through the
@@ -140,8 +140,9 @@ typedef struct {
     Py_ssize_t n_jobs, n_streams;
     double *out;
     Arena *arenas;          /* one per thread of phase 1 (prepared texts live there) */
-    int runs, general;      /* short jobs by common runs; every job by the general path (tests
+    int sets, general;      /* short jobs by match sets; every job by the general path (tests
                                compare the three ways) */
+    int plain;              /* the match sets without the bit-count instruction (tests) */
     int threads;
     int phase;
     Sharing s;
@@ -197,12 +198,14 @@ typedef struct {
     Py_ssize_t alive_cap;
     uint32_t *slot_of;      /* per reference position: its n-gram's entry */
     Py_ssize_t slot_of_cap;
-    uint16_t *lanes;        /* runs_matches' ids, rows and counts */
-    Py_ssize_t lanes_cap;
-    uint32_t *seen;         /* per id: the generation of the last hypothesis that had it */
-    Py_ssize_t seen_cap;
-    uint32_t seen_gen;
-    int runs;               /* whether short jobs take runs_matches (1) or the tables (0) */
+    uint16_t *counts;       /* bits_matches' counts per order and position */
+    Py_ssize_t counts_cap;
+    int sets_on;            /* whether short jobs take bits_matches (1) or the tables (0) */
+    int popcnt;             /* whether the CPU counts bits in one instruction */
+    uint64_t *sets;         /* bits_matches' occurrence sets (all 0 between jobs) */
+    Py_ssize_t sets_cap;
+    uint64_t *bit_rows;
+    Py_ssize_t bit_rows_cap;
     Gram *grams;
     Py_ssize_t grams_cap;
     uint32_t gram_gen;
@@ -247,8 +250,9 @@ static void local_free(Local *l) {
     PyMem_RawFree(l->keys);
     PyMem_RawFree(l->alive);
     PyMem_RawFree(l->slot_of);
-    PyMem_RawFree(l->lanes);
-    PyMem_RawFree(l->seen);
+    PyMem_RawFree(l->counts);
+    PyMem_RawFree(l->sets);
+    PyMem_RawFree(l->bit_rows);
     PyMem_RawFree(l->grams);
     PyMem_RawFree(l->views);
     PyMem_RawFree(l->row);
@@ -577,238 +581,210 @@ static int count_matches(Local *l, const uint32_t *ref, const Py_ssize_t *at, Py
     return 0;
 }
 
+
 /* ------------------------------------------------------------------------------------ */
-/* Phase 2: clipped matches of short sentences by common runs, without branches.         */
+/* Phase 2: clipped matches by bit-parallel match sets.                                  */
 /*                                                                                       */
-/* run[i][j], the length of the common run of hypothesis ids from i and reference ids from */
-/* j (capped at the highest order N), is 0 where they differ and 1 + run[i + 1][j + 1]     */
-/* where they are equal: the hypothesis n-gram at i equals the reference n-gram at j iff   */
-/* run[i][j] >= n. So a row of run gives, per order, how often the reference has the       */
-/* n-gram at i; the same over the hypothesis itself (positions i' < i) gives how many      */
-/* earlier copies it has. The n-gram at i is a clipped match iff its copy number (1 +      */
-/* earlier copies) is at most the reference's count: summed over i, that is the sum over   */
-/* distinct n-grams of min(hypothesis count, reference count). A row is computed eight     */
-/* positions at a time (ids of 16 bits); a sentence pair of m x n ids costs about m * n / 8 */
-/* vector steps per order, less than the hash path's table probes while m * n is small.     */
+/* For the hypothesis position i and order n, match[n][i] is the set of reference         */
+/* positions j whose n-gram equals the hypothesis n-gram at i, one bit each: match[1][i]   */
+/* is the set of positions holding the id h[i] (a table per id), and                       */
+/* match[n][i] = match[1][i] & (match[n - 1][i + 1] >> 1). Its population is how often the */
+/* reference has that n-gram. The same over the hypothesis itself, with match[1][i] cut   */
+/* to positions before i, gives how many earlier copies the hypothesis has. The n-gram at  */
+/* i is a clipped match iff its copy number (1 + earlier copies) is at most the most any   */
+/* reference has: summed over i, the sum over distinct n-grams of min(hypothesis count,    */
+/* reference count). An empty set ends the orders of a position (no longer n-gram can    */
+/* match there), so a pair costs about (shared n-grams) x (words of 64 positions).       */
+
+/* The longest sentence (in positions) that takes match sets; longer ones take the tables,
+   whose work grows with the length rather than with its square. */
+#define MAX_BIT_WORDS 8
 
 #if defined(__GNUC__) || defined(__clang__)
-#define HAVE_RUNS 1
-#define LANES 8
-#define MAX_RUN_ORDER 8
-/* Most cells (hypothesis x references and hypothesis x itself) a job takes this way. */
-#define MAX_RUN_CELLS 40000
-
-/* Signed 16-bit lanes: SSE2 compares and takes minimums of those in one instruction each
-   (ids are compared for equality only, so ids above 0x7fff are fine). */
-typedef int16_t Lanes __attribute__((vector_size(16)));
 #define ALWAYS_INLINE __attribute__((always_inline)) inline
-
-static ALWAYS_INLINE Lanes lanes_load(const uint16_t *p) {
-    Lanes v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static ALWAYS_INLINE void lanes_store(uint16_t *p, Lanes v) { memcpy(p, &v, sizeof v); }
-
-static ALWAYS_INLINE Lanes lanes_splat(int x) {
-    Lanes v = {(int16_t)x, (int16_t)x, (int16_t)x, (int16_t)x,
-               (int16_t)x, (int16_t)x, (int16_t)x, (int16_t)x};
-    return v;
-}
-
-static ALWAYS_INLINE unsigned lanes_sum(Lanes v) {
-    unsigned total = 0;
-    for (int k = 0; k < LANES; k++)
-        total += (uint16_t)v[k];
-    return total;
-}
-
-/* The run at each of seq[j .. j + LANES): 0 where seq differs from `want`, else one more
-   than the run below-right (below[j + 1 ..]), at most cap. */
-static ALWAYS_INLINE Lanes run_step(const uint16_t *seq, const uint16_t *below, Py_ssize_t j,
-                                    Lanes want, Lanes cap) {
-    Lanes eq = (Lanes)(lanes_load(seq + j) == want);
-    Lanes next = lanes_load(below + j + 1) + lanes_splat(1);
-    Lanes small = (Lanes)(next < cap);
-    return ((next & small) | (cap & ~small)) & eq;
-}
-
-/* most[n - 1][i] = the most any reference has of the hypothesis n-gram at i (n <= N),
-   from the hypothesis' H ids and a reference's Rp (padded). Rows of a word no reference
-   has (id 0) are all zeros, without work: `zero` is such a row. N is a constant where this
-   is inlined: the order loops unroll, the counts stay in registers. */
-static ALWAYS_INLINE void reference_counts(const uint16_t *h, Py_ssize_t H, const uint16_t *r,
-                                           Py_ssize_t Rp, uint16_t *const rows[2],
-                                           const uint16_t *zero, uint16_t *most, Py_ssize_t Hp,
-                                           const int N) {
-    const uint16_t *below = zero;
-    int next = 0;
-    const Lanes cap = lanes_splat(N);
-    for (Py_ssize_t i = H - 1; i >= 0; i--) {
-        if (h[i] == 0) {
-            below = zero;
-            continue;
-        }
-        uint16_t *row = rows[next];
-        next ^= 1;
-        const Lanes want = lanes_splat((int16_t)h[i]);
-        /* one counter per order, in registers (N is a constant: the tests fold away) */
-        Lanes c0 = lanes_splat(0), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
-        for (Py_ssize_t j = 0; j < Rp; j += LANES) {
-            Lanes run = run_step(r, below, j, want, cap);
-            lanes_store(row + j, run);
-#define COUNT(n)                                                                           \
-    if (N > n)                                                                             \
-        c##n -= (Lanes)(run > lanes_splat(n));
-            COUNT(0) COUNT(1) COUNT(2) COUNT(3) COUNT(4) COUNT(5) COUNT(6) COUNT(7)
-#undef COUNT
-        }
-        const Lanes counts[MAX_RUN_ORDER] = {c0, c1, c2, c3, c4, c5, c6, c7};
-        for (int n = 0; n < N; n++) {
-            unsigned c = lanes_sum(counts[n]);
-            if (c > most[n * Hp + i])
-                most[n * Hp + i] = (uint16_t)c;
-        }
-        below = row;
-    }
-}
-
-/* before[n - 1][i] = how many positions i' < i of the hypothesis have the n-gram at i.
-   later[i']: whether h[i'] occurs after i'; a row of a word that does not, or of id 0
-   (its n-grams cannot match), is zeros without work. */
-static ALWAYS_INLINE void earlier_copies(const uint16_t *h, Py_ssize_t H, Py_ssize_t Hp,
-                                         const unsigned char *later, uint16_t *const rows[2],
-                                         const uint16_t *zero, uint16_t *before, const int N) {
-    const uint16_t *below = zero;
-    int next = 0;
-    const Lanes cap = lanes_splat(N), index = {0, 1, 2, 3, 4, 5, 6, 7};
-    for (Py_ssize_t i = H - 1; i >= 0; i--) {
-        if (!later[i] || h[i] == 0) {
-            below = zero;
-            continue;
-        }
-        uint16_t *row = rows[next];
-        next ^= 1;
-        const Lanes want = lanes_splat((int16_t)h[i]), self = lanes_splat((int)i);
-        /* columns up to i only feed columns up to i: start at i's block */
-        for (Py_ssize_t j = i / LANES * LANES; j < Hp; j += LANES) {
-            Lanes run = run_step(h, below, j, want, cap);
-            lanes_store(row + j, run);
-            run &= (Lanes)((index + lanes_splat((int)j)) > self);
-#define COUNT(n)                                                                           \
-    if (N > n)                                                                             \
-        lanes_store(before + n * Hp + j,                                                   \
-                    lanes_load(before + n * Hp + j) - (Lanes)(run > lanes_splat(n)));
-            COUNT(0) COUNT(1) COUNT(2) COUNT(3) COUNT(4) COUNT(5) COUNT(6) COUNT(7)
-#undef COUNT
-        }
-        below = row;
-    }
-}
-
-/* Ids (from 1; 0 in the hypothesis: a word no reference has) as 16-bit lanes, padded to a
-   multiple of LANES with 0xffff, which no id equals. */
-static uint16_t *as_lanes(const uint32_t *ids, Py_ssize_t n, uint16_t *out) {
-    for (Py_ssize_t i = 0; i < n; i++)
-        out[i] = (uint16_t)ids[i];
-    for (Py_ssize_t i = n; i < (n + LANES - 1) / LANES * LANES; i++)
-        out[i] = 0xffff;
-    return out;
-}
-
-static inline Py_ssize_t padded(Py_ssize_t n) { return (n + LANES - 1) / LANES * LANES; }
-
-/* Whether runs_matches takes this job (ids below 0xffff, the pairs few enough). */
-static int runs_fit(Py_ssize_t hyp_len, Py_ssize_t ref_total, Py_ssize_t orders, Py_ssize_t n_ids) {
-    return orders <= MAX_RUN_ORDER && n_ids < 0xffff && hyp_len < 0xffff &&
-           (hyp_len + LANES) * (ref_total + hyp_len + LANES) <= MAX_RUN_CELLS;
-}
-
-#define RUNS_CASE(N)                                                                       \
-    case N:                                                                                \
-        for (Py_ssize_t k = 0; k < n_refs; k++) {                                          \
-            Py_ssize_t R = at[k + 1] - at[k];                                              \
-            as_lanes(ref + at[k], R, r);                                                   \
-            reference_counts(h, H, r, padded(R), rows, zero, most, Hp, N);                 \
-        }                                                                                  \
-        earlier_copies(h, H, Hp, later, rows, zero, before, N);                            \
-        break;
-
-/* count_matches' result by common runs. */
-static int runs_matches(Local *l, const uint32_t *ref, const Py_ssize_t *at, Py_ssize_t n_refs,
-                        const uint32_t *hyp, Py_ssize_t H, Py_ssize_t orders, Py_ssize_t n_ids,
-                        Py_ssize_t *matches) {
-    int N = (int)orders;
-    Py_ssize_t Hp = padded(H), longest = Hp;
-    for (Py_ssize_t k = 0; k < n_refs; k++)
-        if (padded(at[k + 1] - at[k]) > longest)
-            longest = padded(at[k + 1] - at[k]);
-    /* hypothesis lanes, reference lanes, three rows (two, and one of zeros), then per
-       order: the most any reference has of the n-gram at i, and how many copies come
-       before i; then whether each hypothesis id occurs again later */
-    Py_ssize_t width = longest + LANES;
-    Py_ssize_t need = Hp + longest + 3 * width + 2 * (Py_ssize_t)N * Hp + (H + 1) / 2 + LANES;
-    if (bleucli_grow((void **)&l->lanes, &l->lanes_cap, need, sizeof(uint16_t)) < 0 ||
-        grow_zeroed((void **)&l->seen, &l->seen_cap, n_ids + 1, sizeof(uint32_t)) < 0)
-        return -1;
-    uint16_t *h = as_lanes(hyp, H, l->lanes), *r = h + Hp, *zero = r + longest;
-    uint16_t *const rows[2] = {zero + width, zero + 2 * width};
-    uint16_t *most = zero + 3 * width, *before = most + (Py_ssize_t)N * Hp;
-    unsigned char *later = (unsigned char *)(before + (Py_ssize_t)N * Hp);
-    memset(zero, 0, 3 * (size_t)width * sizeof(uint16_t)); /* the rows' tails stay 0 */
-    memset(most, 0, 2 * (size_t)N * (size_t)Hp * sizeof(uint16_t));
-    if (++l->seen_gen == 0) {
-        memset(l->seen, 0, (size_t)l->seen_cap * sizeof(uint32_t));
-        l->seen_gen = 1;
-    }
-    for (Py_ssize_t i = H - 1; i >= 0; i--) {
-        later[i] = l->seen[hyp[i]] == l->seen_gen;
-        l->seen[hyp[i]] = l->seen_gen;
-    }
-    switch (N) {
-        RUNS_CASE(1)
-        RUNS_CASE(2)
-        RUNS_CASE(3)
-        RUNS_CASE(4)
-        RUNS_CASE(5)
-        RUNS_CASE(6)
-        RUNS_CASE(7)
-        RUNS_CASE(8)
-    default:
-        return -1; /* never: runs_fit takes orders 1..8 */
-    }
-    for (int n = 1; n <= N; n++) {
-        Py_ssize_t correct = 0;
-        const uint16_t *m = most + (Py_ssize_t)(n - 1) * Hp, *b = before + (Py_ssize_t)(n - 1) * Hp;
-        for (Py_ssize_t i = 0; i < H; i++)
-            correct += m[i] > b[i];
-        matches[n - 1] = correct;
-    }
-    return 0;
-}
 #else
-#define HAVE_RUNS 0
-static int runs_fit(Py_ssize_t hyp_len, Py_ssize_t ref_total, Py_ssize_t orders, Py_ssize_t n_ids) {
-    (void)hyp_len, (void)ref_total, (void)orders, (void)n_ids;
+#define ALWAYS_INLINE inline
+#endif
+/* x86-64's baseline has no population count instruction (a library call instead, 2x the
+   time of the whole kernel): a second copy of the kernel uses it where the CPU has it. */
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__)) && \
+    !defined(__POPCNT__)
+#define POPCNT_CLONE 1
+#endif
+
+static ALWAYS_INLINE int bits_count(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_popcountll(x);
+#else
+    int n = 0;
+    for (; x; x &= x - 1)
+        n++;
+    return n;
+#endif
+}
+
+static inline Py_ssize_t words_for(Py_ssize_t n) { return (n + 63) / 64; }
+
+/* sets[id * W ..] |= the positions of seq[0..n) holding id (set) or clears them (!set). */
+static void occurrence_sets(const uint32_t *seq, Py_ssize_t n, Py_ssize_t W, uint64_t *sets,
+                            int set) {
+    for (Py_ssize_t j = 0; j < n; j++) {
+        uint64_t *word = &sets[(Py_ssize_t)seq[j] * W + j / 64];
+        *word = set ? *word | (uint64_t)1 << (j % 64) : 0;
+    }
+}
+
+/* For each hypothesis position i and order n <= N, the population c of match[n][i] over
+   `sets` (W words per id): with `earlier`, the hypothesis' own sets cut to positions before
+   i, stored in counts[(n - 1) * H + i]; else the reference's, either kept as a maximum in
+   counts (several references) or, with `before` (one reference), counted in matched[n - 1]
+   when c > before[...] (a clipped match). rows: 2 * N * W words of scratch. */
+static ALWAYS_INLINE void match_counts(const uint32_t *h, Py_ssize_t H, const uint64_t *sets,
+                                       Py_ssize_t W, Py_ssize_t N, uint64_t *rows,
+                                       uint16_t *counts, const uint16_t *before,
+                                       Py_ssize_t *matched, int earlier) {
+    uint64_t *below = rows, *cur = rows + N * W;
+    Py_ssize_t below_depth = 0;
+    for (Py_ssize_t i = H - 1; i >= 0; i--) {
+        Py_ssize_t depth = 0, top = earlier ? i / 64 + 1 : W; /* the words that can be set */
+        if (h[i] != 0) {
+            const uint64_t *one = sets + (Py_ssize_t)h[i] * W;
+            int c = 0;
+            for (Py_ssize_t w = 0; w < top; w++) {
+                uint64_t x = one[w];
+                if (earlier && w == top - 1)
+                    x &= ((uint64_t)1 << (i % 64)) - 1;
+                cur[w] = x;
+                c += bits_count(x);
+            }
+            for (Py_ssize_t n = 1; c > 0;) {
+                depth = n;
+                uint16_t *at = &counts[(n - 1) * H + i];
+                if (before != NULL)
+                    matched[n - 1] += c > before[(n - 1) * H + i];
+                else if (c > *at)
+                    *at = (uint16_t)c;
+                if (++n > N || n - 1 > below_depth)
+                    break;
+                const uint64_t *prev = below + (n - 2) * W;
+                uint64_t *out = cur + (n - 1) * W;
+                c = 0;
+                for (Py_ssize_t w = 0; w < top; w++) {
+                    uint64_t shifted = prev[w] >> 1;
+                    if (w + 1 < top)
+                        shifted |= prev[w + 1] << 63;
+                    out[w] = cur[w] & shifted;
+                    c += bits_count(out[w]);
+                }
+            }
+        }
+        uint64_t *t = below;
+        below = cur;
+        cur = t;
+        below_depth = depth;
+    }
+}
+
+/* match_counts with W a constant where it is 1 (most sentences: the loops over words go). */
+#define MATCH_COUNTS(h, H, sets, W, ...)                                                   \
+    ((W) == 1 ? match_counts(h, H, sets, 1, __VA_ARGS__)                                   \
+              : match_counts(h, H, sets, W, __VA_ARGS__))
+
+static int bits_fit(Py_ssize_t hyp_len, const Py_ssize_t *at, Py_ssize_t n_refs) {
+    if (hyp_len > 64 * MAX_BIT_WORDS)
+        return 0;
+    for (Py_ssize_t k = 0; k < n_refs; k++)
+        if (at[k + 1] - at[k] > 64 * MAX_BIT_WORDS)
+            return 0;
+    return 1;
+}
+
+/* count_matches' result by match sets: the hypothesis' earlier copies, then each
+   reference's counts. */
+static ALWAYS_INLINE int bits_matches_body(Local *l, const uint32_t *ref, const Py_ssize_t *at, Py_ssize_t n_refs,
+                        const uint32_t *hyp, Py_ssize_t H, Py_ssize_t N, Py_ssize_t n_ids,
+                        Py_ssize_t *matches) {
+    Py_ssize_t W = words_for(H) > 1 ? words_for(H) : 1;
+    for (Py_ssize_t k = 0; k < n_refs; k++)
+        if (words_for(at[k + 1] - at[k]) > W)
+            W = words_for(at[k + 1] - at[k]);
+    Py_ssize_t cells = (n_refs > 1 ? 2 : 1) * N * H + 1;
+    if (grow_zeroed((void **)&l->sets, &l->sets_cap, (n_ids + 1) * W, sizeof(uint64_t)) < 0 ||
+        bleucli_grow((void **)&l->bit_rows, &l->bit_rows_cap, 2 * N * W, sizeof(uint64_t)) < 0 ||
+        bleucli_grow((void **)&l->counts, &l->counts_cap, cells, sizeof(uint16_t)) < 0)
+        return -1;
+    uint16_t *before = l->counts, *most = n_refs > 1 ? before + N * H : NULL;
+    memset(before, 0, (size_t)(cells - 1) * sizeof(uint16_t));
+    for (Py_ssize_t n = 0; n < N; n++)
+        matches[n] = 0;
+    Py_ssize_t Wh = words_for(H);
+    if (Wh == 0)
+        return 0;
+    occurrence_sets(hyp, H, Wh, l->sets, 1);
+    MATCH_COUNTS(hyp, H, l->sets, Wh, N, l->bit_rows, before, NULL, NULL, 1);
+    occurrence_sets(hyp, H, Wh, l->sets, 0);
+    for (Py_ssize_t k = 0; k < n_refs; k++) {
+        Py_ssize_t R = at[k + 1] - at[k], Wk = words_for(R);
+        if (R == 0)
+            continue;
+        occurrence_sets(ref + at[k], R, Wk, l->sets, 1);
+        if (most == NULL)
+            MATCH_COUNTS(hyp, H, l->sets, Wk, N, l->bit_rows, NULL, before, matches, 0);
+        else
+            MATCH_COUNTS(hyp, H, l->sets, Wk, N, l->bit_rows, most, NULL, NULL, 0);
+        occurrence_sets(ref + at[k], R, Wk, l->sets, 0);
+    }
+    if (most != NULL)
+        for (Py_ssize_t n = 1; n <= N; n++) {
+            Py_ssize_t correct = 0;
+            const uint16_t *m = most + (n - 1) * H, *b = before + (n - 1) * H;
+            for (Py_ssize_t i = 0; i < H; i++)
+                correct += m[i] > b[i];
+            matches[n - 1] = correct;
+        }
     return 0;
 }
-static int runs_matches(Local *l, const uint32_t *ref, const Py_ssize_t *at, Py_ssize_t n_refs,
-                        const uint32_t *hyp, Py_ssize_t H, Py_ssize_t orders, Py_ssize_t n_ids,
-                        Py_ssize_t *matches) {
-    (void)l, (void)ref, (void)at, (void)n_refs, (void)hyp, (void)H, (void)orders, (void)n_ids,
-        (void)matches;
-    return -1;
+
+static int bits_matches_plain(Local *l, const uint32_t *ref, const Py_ssize_t *at,
+                              Py_ssize_t n_refs, const uint32_t *hyp, Py_ssize_t H,
+                              Py_ssize_t N, Py_ssize_t n_ids, Py_ssize_t *matches) {
+    return bits_matches_body(l, ref, at, n_refs, hyp, H, N, n_ids, matches);
+}
+
+#ifdef POPCNT_CLONE
+__attribute__((target("popcnt"))) static int
+bits_matches_popcnt(Local *l, const uint32_t *ref, const Py_ssize_t *at, Py_ssize_t n_refs,
+                    const uint32_t *hyp, Py_ssize_t H, Py_ssize_t N, Py_ssize_t n_ids,
+                    Py_ssize_t *matches) {
+    return bits_matches_body(l, ref, at, n_refs, hyp, H, N, n_ids, matches);
 }
 #endif
+
+static int has_popcnt(void) {
+#ifdef POPCNT_CLONE
+    return __builtin_cpu_supports("popcnt");
+#else
+    return 0;
+#endif
+}
+
+static int bits_matches(Local *l, const uint32_t *ref, const Py_ssize_t *at, Py_ssize_t n_refs,
+                        const uint32_t *hyp, Py_ssize_t H, Py_ssize_t N, Py_ssize_t n_ids,
+                        Py_ssize_t *matches) {
+#ifdef POPCNT_CLONE
+    if (l->popcnt)
+        return bits_matches_popcnt(l, ref, at, n_refs, hyp, H, N, n_ids, matches);
+#endif
+    return bits_matches_plain(l, ref, at, n_refs, hyp, H, N, n_ids, matches);
+}
 
 /* Clipped matches per order: by common runs while the sentences are short, else by the
    n-gram tables (the same counts either way). */
 static int clipped_matches(Local *l, const uint32_t *ref, const Py_ssize_t *at,
                            Py_ssize_t n_refs, const uint32_t *hyp, Py_ssize_t hyp_len,
                            Py_ssize_t orders, int bits, Py_ssize_t n_ids, Py_ssize_t *matches) {
-    if (l->runs && runs_fit(hyp_len, at[n_refs], orders, n_ids))
-        return runs_matches(l, ref, at, n_refs, hyp, hyp_len, orders, n_ids, matches);
+    if (l->sets_on && bits_fit(hyp_len, at, n_refs))
+        return bits_matches(l, ref, at, n_refs, hyp, hyp_len, orders, n_ids, matches);
     return count_matches(l, ref, at, n_refs, hyp, hyp_len, orders, bits, matches);
 }
 
@@ -1086,7 +1062,8 @@ static int score_job(Engine *e, Local *l, Py_ssize_t j, long long *ter_code) {
 
 static int local_init(const Engine *e, Local *l) {
     memset(l, 0, sizeof(*l));
-    l->runs = HAVE_RUNS && e->runs;
+    l->sets_on = e->sets;
+    l->popcnt = has_popcnt() && !e->plain;
     l->w = bleucli_workspace_new();
     l->ter = bleucli_ter_work_new();
     l->work = PyMem_RawMalloc((size_t)(3 * e->o.max_order + 3) * sizeof(double));
@@ -1244,7 +1221,7 @@ PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
     if (bleucli_batch_options(metric, options, flags & BATCH_TOK13A, &e.o) < 0 ||
         bleucli_out_buffer(&out, n) < 0)
         goto done;
-    if (threads < 1 || (flags & ~(BATCH_TOK13A | BATCH_LOWER | BATCH_NO_RUNS | BATCH_GENERAL))) {
+    if (threads < 1 || (flags & ~(BATCH_TOK13A | BATCH_LOWER | BATCH_NO_SETS | BATCH_GENERAL | BATCH_PLAIN))) {
         PyErr_SetString(PyExc_ValueError, "batch: threads must be at least 1, flags 0..15");
         goto done;
     }
@@ -1303,8 +1280,9 @@ PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
     e.tok13a = (flags & BATCH_TOK13A) != 0;
     e.lower = (flags & BATCH_LOWER) != 0;
     e.threads = threads;
-    e.runs = (flags & BATCH_NO_RUNS) == 0;
+    e.sets = (flags & BATCH_NO_SETS) == 0;
     e.general = (flags & BATCH_GENERAL) != 0;
+    e.plain = (flags & BATCH_PLAIN) != 0;
     if (n == 0) {
         result = Py_NewRef(Py_None);
         goto done;

@@ -102,7 +102,7 @@ def fuzz_batch(fdp: atheris.FuzzedDataProvider, texts: list[str]) -> None:
     spec = batch._native_spec(metric)
     if spec is not None:
         streams, flags = batch._for_engine(metric, [hyps, refs, more], lowers=True)
-        for way in (0, 4, 8):  # runs, tables, per-call statistics (_native_batch.h)
+        for way in (0, 4, 8, 16):  # match sets, tables, per-call statistics, plain sets
             out = np.empty(len(hyps))
             _native.batch_aligned(
                 spec[0], streams[0], streams[1:], spec[1], flags | way, threads, out

@@ -1,6 +1,6 @@
 """The compiled aligned batch engine (bleucli/_native_aligned.c) inside: its three ways of
-scoring a job (common runs for short sentences, n-gram tables for long ones, the per-call
-API's statistics functions beyond both) give SacreBLEU's numbers on the same inputs; its
+scoring a job (bit-parallel match sets for sentences up to 512 positions, n-gram tables for
+longer ones, the per-call API's statistics functions beyond both) give SacreBLEU's numbers on the same inputs; its
 own lowercasing is str.lower() for every code point; its whitespace test is str.isspace()
 for every code point; texts repeated as one object or as equal copies score alike."""
 
@@ -21,7 +21,7 @@ from tests.conftest import sentences
 pytestmark = pytest.mark.skipif(native is None, reason="the compiled core is not built")
 
 #: batch_aligned's flags (bleucli/_native_batch.h)
-TOK13A, LOWER, NO_RUNS, GENERAL = 1, 2, 4, 8
+TOK13A, LOWER, NO_SETS, GENERAL, PLAIN = 1, 2, 4, 8, 16
 
 #: (metric name, bleucli options, the SacreBLEU object scoring the same)
 CONFIGS = [
@@ -105,13 +105,13 @@ def test_the_three_ways_give_sacrebleus_scores(name, options, make, data) -> Non
         if all(stream[i] is None for stream in streams):
             streams[0][i] = hyps[(i + 1) % n]  # the same object as another job's hypothesis
     expected = [make().sentence_score(h, [s[i] for s in streams]).score for i, h in enumerate(hyps)]
-    for flags in (0, NO_RUNS, GENERAL):
+    for flags in (0, NO_SETS, GENERAL, PLAIN):
         assert engine(name, options, hyps, streams, flags) == expected, flags
 
 
 @pytest.mark.parametrize("metric", ["bleu", "chrf", "chrf++"])
 def test_long_sentences_take_the_tables_and_agree(metric) -> None:
-    """Past the common runs' size bound (a job of 40,000 cells) jobs take the n-gram tables;
+    """Past the match sets' bound (512 words or characters) jobs take the n-gram tables;
     both, and SacreBLEU, agree on them (repeated words make the clipping matter). TER has
     one way only."""
     words = ["a", "b", "c", "the", ".", ",", "b c", "c a"]
@@ -125,8 +125,28 @@ def test_long_sentences_take_the_tables_and_agree(metric) -> None:
     }
     expected = [make[metric]().sentence_score(h, [r]).score for h, r in zip(hyps, refs)]
     name, options = ("chrf", {"word_order": 2}) if metric == "chrf++" else (metric, {})
-    for flags in (0, NO_RUNS, GENERAL):
+    for flags in (0, NO_SETS, GENERAL):
         assert engine(name, options, hyps, [refs], flags) == expected
+
+
+@pytest.mark.parametrize("metric", ["bleu", "chrf"])
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_match_sets_across_words_of_64_positions(metric, data) -> None:
+    """Sentences of 40..300 positions from a four-letter alphabet: n-grams recur across the
+    64-position words of the match sets (the shift carries a bit from one word to the next),
+    so every order's clipping is exercised; the sets, the tables and SacreBLEU agree."""
+    letters = st.sampled_from("abcd")
+    if metric == "bleu":
+        line = st.lists(letters, min_size=40, max_size=300).map(" ".join)
+    else:
+        line = st.lists(letters, min_size=40, max_size=300).map("".join)
+    hyps = [data.draw(line) for _ in range(2)]
+    streams = [[data.draw(line) for _ in range(2)] for _ in range(data.draw(st.integers(1, 2)))]
+    make = sacrebleu.BLEU(effective_order=True) if metric == "bleu" else sacrebleu.CHRF()
+    expected = [make.sentence_score(h, [s[i] for s in streams]).score for i, h in enumerate(hyps)]
+    for flags in (0, NO_SETS, GENERAL, PLAIN):
+        assert engine(metric, {}, hyps, streams, flags) == expected, flags
 
 
 def test_lowercasing_is_str_lower_for_every_code_point() -> None:
@@ -187,7 +207,7 @@ def test_equal_texts_score_alike_as_one_object_or_as_copies() -> None:
 
 def test_flags_out_of_range_are_refused() -> None:
     with pytest.raises(ValueError, match="flags"):
-        native.batch_aligned(2, ["a"], [["a"]], (), 16, 1, np.empty(1))
+        native.batch_aligned(2, ["a"], [["a"]], (), 32, 1, np.empty(1))
     with pytest.raises(ValueError, match="tok13a"):
         native.batch_aligned(2, ["a"], [["a"]], (), TOK13A, 1, np.empty(1))
 
