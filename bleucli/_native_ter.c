@@ -7,6 +7,10 @@
  * beam bound proves the beam cannot matter, the beam matrix (kept as bands) otherwise, and
  * tercom's tie-breaking in the back-trace. Words arrive as integer ids (equal words, equal
  * ids), bit vectors span as many 64-bit words as the reference needs.
+ * Two shortcuts give the specification's distances with less work: a shift candidate
+ * equals the current hypothesis after the words it moves, so its rows stop there and end
+ * on the hypothesis' distances from that row to the end (ensure_back for the beam, the
+ * reversed Myers rows of ensure_tail for references of more than 64 words).
  */
 #include "_native.h"
 #include <math.h>
@@ -18,6 +22,9 @@
 #define BEAM_WIDTH 25
 #define MAX_SHIFT_CANDIDATES 1000
 #define INF 10000000000000000LL
+/* References of more than 64 words: a candidate with more than this many rows left after
+   its change ends them with the hypothesis' distances to the end (tail_distance). */
+#define TAIL_MIN_ROWS 8
 
 enum { NOP, SUB, INS, DEL, UNDEF };
 
@@ -37,6 +44,12 @@ typedef struct {
     ll *band;                       /* the current hypothesis' beam rows, band by band */
     idx *band_at;                   /* n_hyp + 1 offsets into band */
     int rows_ok;
+    ll *back;                       /* beam distances from each cell to the end, as bands */
+    int back_ok;
+    uint64_t *peq_rev;              /* peq of the reversed reference */
+    uint64_t *rev_states;           /* (n_hyp + 1) x 4W: ensure_tail's rows */
+    ll *rev_scores;
+    int tail_ok;
     ll *row_a, *row_b;              /* two full-width rows for a candidate's beam matrix */
     idx *pos_start, *pos_list;      /* reference positions per word id (CSR) */
     idx *align, *hyp_sums, *ref_sums, *ops;
@@ -89,11 +102,11 @@ static void geometry(Ter *t) {
 }
 
 /* One column of Myers' algorithm: the state after `word` from state `in` (pv, mv, ph, mh). */
-static inline void myers_step(const Ter *t, idx word, const uint64_t *in, ll in_score,
-                              uint64_t *out, ll *out_score) {
+static inline void myers_step(const Ter *t, const uint64_t *peq, idx word, const uint64_t *in,
+                              ll in_score, uint64_t *out, ll *out_score) {
     idx W = t->W;
     if (W == 1) { /* references of up to 64 words: the loop below for k = 0, without carries */
-        uint64_t e = t->peq[word], p = in[0], m = in[1], mask = t->mask[0];
+        uint64_t e = peq[word], p = in[0], m = in[1], mask = t->mask[0];
         uint64_t xv = e | m, xh = (((e & p) + p) ^ p) | e;
         uint64_t h_p = m | (~(xh | p) & mask), h_m = p & xh;
         uint64_t top = (uint64_t)1 << ((t->n_ref - 1) % 64);
@@ -105,7 +118,7 @@ static inline void myers_step(const Ter *t, idx word, const uint64_t *in, ll in_
         *out_score = in_score + ((h_p & top) ? 1 : (h_m & top) ? -1 : 0);
         return;
     }
-    const uint64_t *eq = t->peq + word * W, *pv = in, *mv = in + W, *mask = t->mask;
+    const uint64_t *eq = peq + word * W, *pv = in, *mv = in + W, *mask = t->mask;
     uint64_t *npv = out, *nmv = out + W, *ph = out + 2 * W, *mh = out + 3 * W;
     uint64_t carry = 0, ph_carry = 1, mh_carry = 0;
     ll score = in_score;
@@ -145,7 +158,7 @@ static inline void myers_step(const Ter *t, idx word, const uint64_t *in, ll in_
 static void evaluate_states(Ter *t, idx start) {
     idx S = 4 * t->W;
     for (idx i = start + 1; i <= t->n_hyp; i++)
-        myers_step(t, t->hyp[i - 1], t->states + (i - 1) * S, t->scores[i - 1],
+        myers_step(t, t->peq, t->hyp[i - 1], t->states + (i - 1) * S, t->scores[i - 1],
                    t->states + i * S, &t->scores[i]);
 }
 
@@ -206,10 +219,55 @@ static void ensure_rows(Ter *t) {
     t->rows_ok = 1;
 }
 
+/* The current hypothesis' beam distances from cell (i, j) to the end, (n_hyp, n_ref), by
+   the same moves inside the same beam, stored as bands like the rows. A candidate equal to
+   the hypothesis from row e on has the beam distance min_j row_e[j] + back[e][j] (a path
+   crosses row e), so its rows stop at e instead of running to the end. */
+static void ensure_back(Ter *t) {
+    if (t->back_ok)
+        return;
+    idx n = t->n_hyp, R = t->n_ref;
+    const idx *ref = t->ref;
+    /* full-width rows (INF where the next row up reads outside the band), as beam_row */
+    ll *below = t->row_a, *cur = t->row_b;
+    for (idx i = n; i >= 0; i--) {
+        idx low = t->low[i], high = t->high[i];
+        if (i == n) {
+            for (idx j = low; j < high; j++)
+                cur[j] = R - j; /* row n: insertions to the end */
+        } else {
+            idx word = t->hyp[i], j = high - 1;
+            ll right = INF;
+            if (high == R + 1) { /* the last column has no diagonal */
+                cur[R] = below[R] + 1;
+                right = cur[R];
+                j = R - 1;
+            }
+            for (; j >= low; j--) {
+                ll best = below[j + 1] + (ref[j] != word);
+                ll down = below[j] + 1, side = right + 1;
+                best = down < best ? down : best;
+                best = side < best ? side : best;
+                cur[j] = best;
+                right = best;
+            }
+        }
+        memcpy(t->back + t->band_at[i], cur + low, (size_t)(high - low) * sizeof(ll));
+        if (i > 0) {
+            for (idx j = t->low[i - 1]; j < low; j++)
+                cur[j] = INF;
+            if (high <= R)
+                cur[high] = INF;
+        }
+        ll *swap = below; below = cur; cur = swap;
+    }
+    t->back_ok = 1;
+}
+
 /* Cost of the current hypothesis (Evaluated.__init__). */
 static void evaluate(Ter *t, idx same_prefix) {
     evaluate_states(t, same_prefix);
-    t->rows_ok = 0;
+    t->rows_ok = t->back_ok = t->tail_ok = 0;
     t->cost = t->scores[t->n_hyp];
     t->exact = t->cost < t->safe_below;
     if (!t->exact) {
@@ -378,32 +436,92 @@ static void shifted(const idx *w, idx n, idx start, idx length, idx target, idx 
     }
 }
 
+/* Myers' states of the current hypothesis and reference both reversed: row r is the
+   hypothesis' last r words against every suffix of the reference, so its values are the
+   edit distances (no beam) from the cells of row n_hyp - r to the end. */
+static void ensure_tail(Ter *t) {
+    if (t->tail_ok)
+        return;
+    idx n = t->n_hyp, S = 4 * t->W;
+    for (idx r = 1; r <= n; r++)
+        myers_step(t, t->peq_rev, t->hyp[n - r], t->rev_states + (r - 1) * S,
+                   t->rev_scores[r - 1], t->rev_states + r * S, &t->rev_scores[r]);
+    t->tail_ok = 1;
+}
+
+/* The edit distance of a candidate whose Myers state at row `row` is `state` and which
+   equals the current hypothesis from there on: the minimum over j of its distance to
+   (row, j) plus the hypothesis' distance from (row, j) to the end, both summed from their
+   vertical deltas (the reversed one from its far end). */
+static ll tail_distance(Ter *t, const uint64_t *state, idx row) {
+    ensure_tail(t);
+    idx R = t->n_ref, W = t->W, r = t->n_hyp - row;
+    const uint64_t *pv = state, *mv = state + W;
+    const uint64_t *rpv = t->rev_states + r * 4 * W, *rmv = rpv + W;
+    ll here = row, there = t->rev_scores[r], best = here + there;
+    for (idx j = 1; j <= R; j++) {
+        idx k = j - 1, q = R - j; /* reversed position of column j: delta q, from q + 1 */
+        here += (ll)((pv[k / 64] >> (k % 64)) & 1) - (ll)((mv[k / 64] >> (k % 64)) & 1);
+        there -= (ll)((rpv[q / 64] >> (q % 64)) & 1) - (ll)((rmv[q / 64] >> (q % 64)) & 1);
+        if (here + there < best)
+            best = here + there;
+    }
+    return best;
+}
+
 /* The beam distance of t->cand, equal to the current hypothesis for `start` words; or,
    when even Myers' distance (a lower bound) is above `useless_above`, that bound: such a
    candidate loses to the best so far either way. */
-static ll candidate_cost(Ter *t, idx start, ll useless_above) {
+static ll candidate_cost(Ter *t, idx start, idx end, ll useless_above) {
     idx W = t->W, S = 4 * W, n = t->n_hyp;
-    uint64_t *a = t->scratch, *b = t->scratch + S;
-    const uint64_t *in = t->states + start * S;
     ll score = t->scores[start];
-    for (idx i = start + 1; i <= n; i++) {
-        myers_step(t, t->cand[i - 1], in, score, a, &score);
-        in = a;
-        uint64_t *swap = a; a = b; b = swap;
+    if (W == 1) { /* myers_step's one-word case with the state in registers, score only */
+        uint64_t p = t->states[start * S], m = t->states[start * S + 1], mask = t->mask[0];
+        int top = (int)((t->n_ref - 1) % 64);
+        for (idx i = start + 1; i <= n; i++) {
+            uint64_t e = t->peq[t->cand[i - 1]];
+            uint64_t xv = e | m, xh = (((e & p) + p) ^ p) | e;
+            uint64_t h_p = m | (~(xh | p) & mask), h_m = p & xh;
+            score += (ll)((h_p >> top) & 1) - (ll)((h_m >> top) & 1); /* disjoint sets */
+            uint64_t shifted_ph = ((h_p << 1) | 1) & mask, shifted_mh = (h_m << 1) & mask;
+            p = shifted_mh | (~(xv | shifted_ph) & mask);
+            m = shifted_ph & xv;
+        }
+    } else {
+        /* Myers' steps while the candidate differs, then (when many rows would remain)
+           the hypothesis' distances to the end */
+        idx stop = n - end > TAIL_MIN_ROWS ? end : n;
+        uint64_t *a = t->scratch, *b = t->scratch + S;
+        const uint64_t *in = t->states + start * S;
+        for (idx i = start + 1; i <= stop; i++) {
+            myers_step(t, t->peq, t->cand[i - 1], in, score, a, &score);
+            in = a;
+            uint64_t *swap = a; a = b; b = swap;
+        }
+        if (stop < n)
+            score = tail_distance(t, in, stop);
     }
     /* the beam distance is at least Myers' (the beam only takes paths away): a candidate
        that even at Myers' distance could not beat the best so far needs no beam rows */
     if (score < t->safe_below || score > useless_above)
         return score;
     ensure_rows(t);
+    ensure_back(t); /* before the rows below: it uses the same two rows */
     ll *prev = t->row_a, *next = t->row_b;
     for (idx j = 0; j <= t->n_ref; j++)
         prev[j] = band_get(t, start, j);
-    for (idx i = start + 1; i <= n; i++) {
+    /* rows up to `end`, where the candidate and the hypothesis agree again, then the
+       hypothesis' distances to the end (ensure_back) */
+    for (idx i = start + 1; i <= end; i++) {
         beam_row(t, prev, t->cand[i - 1], i, next);
         ll *swap = prev; prev = next; next = swap;
     }
-    return prev[t->n_ref] < INF ? prev[t->n_ref] : INF;
+    ll best = INF;
+    const ll *back = t->back + t->band_at[end] - t->low[end];
+    for (idx j = t->low[end]; j < t->high[end]; j++)
+        if (prev[j] + back[j] < best)
+            best = prev[j] + back[j];
+    return best;
 }
 
 typedef struct {
@@ -453,7 +571,12 @@ static int best_shift(Ter *t, idx *checked, ll *gain, idx *best_start) {
                         previous_target = target;
                         shifted(hyp, n_hyp, start_h, length, target, t->cand);
                         idx start = start_h < target ? start_h : target;
-                        ll cost = candidate_cost(t, start, have ? t->cost - best.gain : INF);
+                        /* the candidate differs from the hypothesis in [start, end) */
+                        idx end = target < start_h             ? start_h + length
+                                  : target > start_h + length ? target
+                                  : length + target < n_hyp    ? length + target
+                                                               : n_hyp;
+                        ll cost = candidate_cost(t, start, end, have ? t->cost - best.gain : INF);
                         (*checked)++;
                         Key key = {t->cost - cost, length, start_h, target};
                         if (!have || key_greater(&key, &best)) {
@@ -552,8 +675,9 @@ void bleucli_ter_work_free(TerWork *w) {
     }
 }
 
-/* At least `size` zeroed bytes in *block (grown when needed); NULL without memory. */
-static unsigned char *zeroed(unsigned char **block, size_t *cap, size_t size) {
+/* At least `size` bytes in *block (grown when needed, contents undefined); NULL without
+   memory. */
+static unsigned char *room(unsigned char **block, size_t *cap, size_t size) {
     if (size == 0)
         size = 1;
     if (size > *cap) {
@@ -563,7 +687,6 @@ static unsigned char *zeroed(unsigned char **block, size_t *cap, size_t size) {
         *block = grown;
         *cap = size;
     }
-    memset(*block, 0, size);
     return *block;
 }
 
@@ -587,6 +710,9 @@ static size_t layout(Ter *t, unsigned char *base, idx vocab) {
     CARVE(high, n_hyp + 1, idx);
     CARVE(states, ((size_t)n_hyp + 1) * 4 * (size_t)W, uint64_t);
     CARVE(scores, n_hyp + 1, ll);
+    CARVE(peq_rev, W > 1 ? (size_t)vocab * (size_t)W : 0, uint64_t);
+    CARVE(rev_states, W > 1 ? ((size_t)n_hyp + 1) * 4 * (size_t)W : 0, uint64_t);
+    CARVE(rev_scores, W > 1 ? n_hyp + 1 : 0, ll);
     CARVE(scratch, 8 * (size_t)W, uint64_t);
     CARVE(band_at, n_hyp + 2, idx);
     CARVE(row_a, n_ref + 1, ll);
@@ -642,9 +768,17 @@ long long bleucli_ter_count_in(TerWork *work, const Py_ssize_t *hyp, Py_ssize_t 
         hyp = renumbered + n_ref;
     }
     t.vocab = vocab;
-    unsigned char *base = zeroed(&work->block, &work->cap, layout(&t, NULL, vocab));
+    unsigned char *base = room(&work->block, &work->cap, layout(&t, NULL, vocab));
     if (base != NULL) {
+        /* every array is written before it is read, but for these counts and row 0 */
         layout(&t, base, vocab);
+        memset(t.peq, 0, (size_t)vocab * (size_t)W * sizeof(uint64_t));
+        if (W > 1) {
+            memset(t.peq_rev, 0, (size_t)vocab * (size_t)W * sizeof(uint64_t));
+            memset(t.rev_states, 0, 4 * (size_t)W * sizeof(uint64_t));
+        }
+        memset(t.pos_start, 0, (size_t)(vocab + 1) * sizeof(idx));
+        memset(t.states, 0, 4 * (size_t)W * sizeof(uint64_t));
         memcpy(t.hyp, hyp, (size_t)n_hyp * sizeof(idx));
         memcpy(t.ref, ref, (size_t)n_ref * sizeof(idx));
     }
@@ -657,6 +791,10 @@ long long bleucli_ter_count_in(TerWork *work, const Py_ssize_t *hyp, Py_ssize_t 
         t.mask[W - 1] = ((uint64_t)1 << (n_ref % 64)) - 1;
     for (idx j = 0; j < n_ref; j++) {
         t.peq[t.ref[j] * W + j / 64] |= (uint64_t)1 << (j % 64);
+        if (W > 1) {
+            idx q = n_ref - 1 - j;
+            t.peq_rev[t.ref[j] * W + q / 64] |= (uint64_t)1 << (q % 64);
+        }
         t.pos_start[t.ref[j] + 1]++;
     }
     for (idx v = 0; v < vocab; v++)
@@ -676,14 +814,21 @@ long long bleucli_ter_count_in(TerWork *work, const Py_ssize_t *hyp, Py_ssize_t 
         if (t.high[i] > t.low[i])
             cells += (size_t)(t.high[i] - t.low[i]);
     }
-    if (cells > (size_t)PY_SSIZE_T_MAX / sizeof(ll) - 1)
+    if (cells > (size_t)PY_SSIZE_T_MAX / (2 * sizeof(ll)) - 1)
         return TER_NO_MEMORY;
-    t.band = (ll *)(void *)zeroed(&work->band, &work->band_cap, cells * sizeof(ll));
+    /* written by ensure_rows() and ensure_back() before anything reads them */
+    t.band = (ll *)(void *)room(&work->band, &work->band_cap, 2 * cells * sizeof(ll));
     if (t.band == NULL)
         return TER_NO_MEMORY;
+    t.back = t.band + cells;
     for (idx k = 0; k < W; k++)
         t.states[k] = t.mask[k];  /* pv = all ones, mv = ph = mh = 0 */
     t.scores[0] = n_ref;
+    if (W > 1) {
+        for (idx k = 0; k < W; k++)
+            t.rev_states[k] = t.mask[k];
+        t.rev_scores[0] = n_ref;
+    }
     evaluate(&t, 0);
     ll shifts = 0;
     idx checked = 0;

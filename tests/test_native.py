@@ -292,6 +292,39 @@ def test_ter_edits_native_equals_python(pair) -> None:
 
 
 @needs_native
+@pytest.mark.parametrize("seed", range(4))
+def test_ter_edits_of_edited_long_references(seed) -> None:
+    """References of 65..150 words (several 64-bit words: candidates end on the reversed
+    hypothesis' distances) edited by substitutions, insertions, deletions and block moves:
+    the compiled search counts the specification's edits on every pair."""
+    import random
+
+    from bleucli.metrics.ter_edit import translation_edit_rate
+
+    rng = random.Random(seed)
+    for _ in range(40):
+        ref = [str(rng.randrange(25)) for _ in range(rng.randint(65, 150))]
+        hyp = list(ref)
+        for _ in range(rng.randint(3, 12)):
+            kind, at = rng.choice(["sub", "ins", "del", "move", "move"]), rng.randrange(len(hyp))
+            if kind == "sub":
+                hyp[at] = str(rng.randrange(30))
+            elif kind == "ins":
+                hyp.insert(at, str(rng.randrange(30)))
+            elif kind == "del":
+                del hyp[at]
+            else:
+                block = hyp[at : at + rng.randint(1, 8)]
+                del hyp[at : at + len(block)]
+                to = rng.randint(0, len(hyp))
+                hyp[to:to] = block
+        ids: dict[str, int] = {}
+        ref_ids = [ids.setdefault(w, len(ids)) for w in ref]
+        hyp_ids = [ids.setdefault(w, len(ids)) for w in hyp]
+        assert native.ter_edits(hyp_ids, ref_ids) == translation_edit_rate(hyp, ref)[0]
+
+
+@needs_native
 def test_ter_edits_on_long_sentences_and_bad_arguments() -> None:
     """Long lines take the beam matrix (distances past the bound) without crashing."""
     import random
