@@ -837,8 +837,12 @@ static int load_text(Workspace *w, Py_ssize_t k, const BleucliText *t, int tok13
 /* ------------------------------------------------------------------------------------ */
 /* Tokens with hashes, in the string's own width (the aligned batch engine's input).     */
 
+/* A token's hash: rotate and add each code point in (two one-cycle operations a character,
+   where a multiply would take three or four), then spread() it over the table. Equal
+   tokens hash equally whatever the string's width; unequal ones rarely do, and ids are
+   verified by their characters anyway. */
 #define TOKEN_SEED 1469598103934665603ULL
-#define TOKEN_PRIME 1099511628211ULL
+#define TOKEN_STEP(h, c) ((((h) << 7) | ((h) >> 57)) ^ (uint64_t)(c))
 
 /* -2 from a 13a pass: the line needs the rewriting rules ("<skipped>", "-\n", entities, or
    two adjacent '.'/','), which the general 13a does. */
@@ -883,8 +887,28 @@ static inline int char_class(Py_UCS4 c) {
     static inline uint64_t NAME##_hash(const T *in, Py_ssize_t start, Py_ssize_t len) {   \
         uint64_t h = TOKEN_SEED;                                                           \
         for (Py_ssize_t k = start; k < start + len; k++)                                   \
-            h = (h ^ in[k]) * TOKEN_PRIME;                                                 \
+            h = TOKEN_STEP(h, in[k]);                                                 \
         return spread(h);                                                                  \
+    }                                                                                      \
+                                                                                           \
+    /* Whether the non-space character at i of class cls is a token of its own (1), part \
+       of a run (0), or a sign that the line needs the rewriting rules (-1). */           \
+    static inline int NAME##_alone(const T *in, Py_ssize_t len, Py_ssize_t i, int cls) {   \
+        switch (cls) {                                                                     \
+        case C_WORD:                                                                       \
+        case C_DIGIT:                                                                      \
+            return 0;                                                                      \
+        case C_ALONE:                                                                      \
+            return 1;                                                                      \
+        case C_PERIOD:                                                                     \
+            if (i + 1 < len && is_period_comma(in[i + 1]))                                 \
+                return -1;                                                                 \
+            return !(i > 0 && is_digit(in[i - 1]) && i + 1 < len && is_digit(in[i + 1]));  \
+        case C_DASH:                                                                       \
+            return i > 0 && is_digit(in[i - 1]);                                           \
+        default:                                                                           \
+            return -1;                                                                     \
+        }                                                                                  \
     }                                                                                      \
                                                                                            \
     /* str.split()'s words; with chrf_words, chrF++'s (split_bounds' rule) */             \
@@ -899,7 +923,7 @@ static inline int char_class(Py_UCS4 c) {
             Py_ssize_t start = i;                                                          \
             uint64_t h = TOKEN_SEED;                                                       \
             while (i < len && !is_space(in[i])) {                                          \
-                h = (h ^ in[i]) * TOKEN_PRIME;                                             \
+                h = TOKEN_STEP(h, in[i]);                                             \
                 i++;                                                                       \
             }                                                                              \
             Py_ssize_t wlen = i - start, cut = -1;                                         \
@@ -922,46 +946,41 @@ static inline int char_class(Py_UCS4 c) {
     }                                                                                      \
                                                                                            \
     /* 13a's tokens of a right-stripped line by the one-pass rules of the _fused          \
-       function (a token is a run of the line's own characters), or NEEDS_REWRITE */      \
+       function (a token is a run of the line's own characters), or NEEDS_REWRITE. A run   \
+       of word characters takes the tight inner loop (one hard-to-predict branch a word); \
+       the character that ends it is looked at again by the outer loop. */                \
     static Py_ssize_t NAME##_13a(const T *in, Py_ssize_t len, BleucliToken *out) {         \
-        Py_ssize_t n = 0, start = -1, i;                                                   \
-        uint64_t h = 0;                                                                    \
-        for (i = 0; i < len; i++) {                                                        \
+        Py_ssize_t n = 0, i = 0;                                                           \
+        while (i < len) {                                                                  \
             T c = in[i];                                                                   \
-            int alone, cls = char_class(c);                                                \
-            if (cls == C_WORD || cls == C_DIGIT) {                                         \
-                alone = 0;                                                                 \
-            } else if (cls == C_SPACE) {                                                   \
-                alone = -1;                                                                \
-            } else if (cls == C_PERIOD) {                                                  \
-                if (i + 1 < len && is_period_comma(in[i + 1]))                             \
-                    return NEEDS_REWRITE;                                                  \
-                alone = !(i > 0 && is_digit(in[i - 1]) && i + 1 < len &&                   \
-                          is_digit(in[i + 1]));                                            \
-            } else if (cls == C_DASH) {                                                    \
-                alone = i > 0 && is_digit(in[i - 1]);                                      \
-            } else if (cls == C_ALONE) {                                                   \
-                alone = 1;                                                                 \
-            } else {                                                                       \
+            int cls = char_class(c);                                                       \
+            if (cls == C_SPACE) {                                                          \
+                i++;                                                                       \
+                continue;                                                                  \
+            }                                                                              \
+            int alone = NAME##_alone(in, len, i, cls);                                     \
+            if (alone < 0)                                                                 \
                 return NEEDS_REWRITE;                                                      \
+            if (alone) {                                                                   \
+                out[n++] = (BleucliToken){spread(TOKEN_STEP(TOKEN_SEED, c)), (uint32_t)i, 1}; \
+                i++;                                                                       \
+                continue;                                                                  \
             }                                                                              \
-            if (alone && start >= 0) { /* a space or a token of its own ends the run */   \
-                out[n++] = (BleucliToken){spread(h), (uint32_t)start, (uint32_t)(i - start)}; \
-                start = -1;                                                                \
+            Py_ssize_t start = i;                                                          \
+            uint64_t h = TOKEN_SEED;                                                       \
+            for (;;) {                                                                     \
+                h = TOKEN_STEP(h, c);                                                      \
+                if (++i >= len)                                                            \
+                    break;                                                                 \
+                c = in[i];                                                                 \
+                cls = char_class(c);                                                       \
+                if (cls == C_WORD || cls == C_DIGIT)                                       \
+                    continue;                                                              \
+                if (cls == C_SPACE || NAME##_alone(in, len, i, cls) != 0)                  \
+                    break; /* ends the run (a rewrite too: the outer loop returns) */      \
             }                                                                              \
-            if (alone > 0) {                                                               \
-                out[n++] = (BleucliToken){spread((TOKEN_SEED ^ c) * TOKEN_PRIME),          \
-                                          (uint32_t)i, 1};                                 \
-            } else if (alone == 0) {                                                       \
-                if (start < 0) {                                                           \
-                    start = i;                                                             \
-                    h = TOKEN_SEED;                                                        \
-                }                                                                          \
-                h = (h ^ c) * TOKEN_PRIME;                                                 \
-            }                                                                              \
-        }                                                                                  \
-        if (start >= 0)                                                                    \
             out[n++] = (BleucliToken){spread(h), (uint32_t)start, (uint32_t)(i - start)};  \
+        }                                                                                  \
         return n;                                                                          \
     }
 
