@@ -1135,18 +1135,30 @@ static void run_phase(Engine *e, int phase, Py_ssize_t n) {
 /* ------------------------------------------------------------------------------------ */
 /* The entry point.                                                                      */
 
-/* Each distinct object of hyps and refs as a text: e->texts, e->hyp_at, e->ref_at. */
+/* Objects seen lately, by the hash of their address: a text repeated within a few
+   thousand items (a reference for each completion of a prompt, a test set's reference for
+   each system) is one text. A table of every object would cost a cache miss an item on
+   large calls; an object seen again after it left this cache is a text of its own (the
+   same scores, its words tokenised once more). */
+#define RECENT_BITS 14
+typedef struct {
+    PyObject *obj;
+    Py_ssize_t text;
+} Recent;
+
+/* The objects of hyps and refs as texts (an object repeated while still recent: one text):
+   e->texts, e->hyp_at, e->ref_at. */
 static int distinct_texts(Engine *e, PyObject **hyps, PyObject **refs) {
-    Py_ssize_t n = e->n_jobs, items = n + n * e->n_streams, cap = pow2_above(items);
-    Py_ssize_t *slots = PyMem_RawMalloc((size_t)cap * sizeof(Py_ssize_t));
+    Py_ssize_t n = e->n_jobs, items = n + n * e->n_streams;
+    Recent *recent = PyMem_RawCalloc((size_t)1 << RECENT_BITS, sizeof(Recent));
     e->texts = PyMem_RawCalloc((size_t)items + 1, sizeof(Text));
     e->hyp_at = PyMem_RawMalloc(((size_t)n + 1) * sizeof(Py_ssize_t));
     e->ref_at = PyMem_RawMalloc(((size_t)(n * e->n_streams) + 1) * sizeof(Py_ssize_t));
-    if (slots == NULL || e->texts == NULL || e->hyp_at == NULL || e->ref_at == NULL) {
-        PyMem_RawFree(slots);
+    if (recent == NULL || e->texts == NULL || e->hyp_at == NULL || e->ref_at == NULL) {
+        PyMem_RawFree(recent);
         return -1;
     }
-    memset(slots, 0xff, (size_t)cap * sizeof(Py_ssize_t));
+    const uint64_t mask = ((uint64_t)1 << RECENT_BITS) - 1;
     for (Py_ssize_t i = 0; i < items; i++) {
         PyObject *obj = i < n ? hyps[i] : refs[i - n];
         Py_ssize_t *at = i < n ? &e->hyp_at[i] : &e->ref_at[i - n];
@@ -1154,17 +1166,16 @@ static int distinct_texts(Engine *e, PyObject **hyps, PyObject **refs) {
             *at = -1;
             continue;
         }
-        Py_ssize_t slot = (Py_ssize_t)(spread((uint64_t)(uintptr_t)obj) & (uint64_t)(cap - 1));
-        while (slots[slot] >= 0 && e->texts[slots[slot]].obj != obj)
-            slot = (slot + 1) & (cap - 1);
-        if (slots[slot] < 0) {
-            slots[slot] = e->n_texts;
+        Recent *r = &recent[spread((uint64_t)(uintptr_t)obj) & mask];
+        if (r->obj != obj) {
+            r->obj = obj;
+            r->text = e->n_texts;
             e->texts[e->n_texts++].obj = obj;
         }
-        e->texts[slots[slot]].uses++;
-        *at = slots[slot];
+        e->texts[r->text].uses++;
+        *at = r->text;
     }
-    PyMem_RawFree(slots);
+    PyMem_RawFree(recent);
     return 0;
 }
 
@@ -1222,7 +1233,7 @@ PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
         bleucli_out_buffer(&out, n) < 0)
         goto done;
     if (threads < 1 || (flags & ~(BATCH_TOK13A | BATCH_LOWER | BATCH_NO_SETS | BATCH_GENERAL | BATCH_PLAIN))) {
-        PyErr_SetString(PyExc_ValueError, "batch: threads must be at least 1, flags 0..15");
+        PyErr_SetString(PyExc_ValueError, "batch: threads must be at least 1, flags 0..31");
         goto done;
     }
     if (n_streams > 64) {
@@ -1243,7 +1254,15 @@ PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
+    /* one pass: each object's header is read once (the strings are scattered over far more
+       memory than the caches hold; the next jobs' are fetched ahead). A job is owned before
+       it is checked, and an error ends the reading. */
     for (Py_ssize_t j = 0; j < n; j++) {
+        if (j + PREFETCH_AHEAD < n) {
+            bleucli_prefetch(PyList_GET_ITEM(hyp_list, j + PREFETCH_AHEAD));
+            for (Py_ssize_t k = 0; k < n_streams; k++)
+                bleucli_prefetch(PyList_GET_ITEM(PyList_GET_ITEM(stream_list, k), j + PREFETCH_AHEAD));
+        }
         hyps[j] = PyList_GET_ITEM(hyp_list, j);
         Py_INCREF(hyps[j]);
         for (Py_ssize_t k = 0; k < n_streams; k++) {
@@ -1253,11 +1272,13 @@ PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
                 refs[j * n_streams + k] = ref;
             }
         }
-    }
-    for (Py_ssize_t j = 0; j < n; j++) {
         int present = 0;
         if (!PyUnicode_Check(hyps[j])) {
             PyErr_Format(PyExc_TypeError, "batch: hypothesis %zd is not a str", j);
+            goto done;
+        }
+        if ((size_t)PyUnicode_GET_LENGTH(hyps[j]) >= UINT32_MAX - 1) {
+            PyErr_SetString(PyExc_ValueError, "batch: a text of 2**32 - 2 characters or more");
             goto done;
         }
         for (Py_ssize_t k = 0; k < n_streams; k++) {
@@ -1265,6 +1286,10 @@ PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
             if (ref != NULL && !PyUnicode_Check(ref)) {
                 PyErr_Format(PyExc_TypeError, "batch: reference %zd of stream %zd is not a str",
                              j, k);
+                goto done;
+            }
+            if (ref != NULL && (size_t)PyUnicode_GET_LENGTH(ref) >= UINT32_MAX - 1) {
+                PyErr_SetString(PyExc_ValueError, "batch: a text of 2**32 - 2 characters or more");
                 goto done;
             }
             present += ref != NULL;
@@ -1292,11 +1317,6 @@ PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    for (Py_ssize_t i = 0; i < e.n_texts; i++)
-        if ((size_t)PyUnicode_GET_LENGTH(e.texts[i].obj) >= UINT32_MAX - 1) {
-            PyErr_SetString(PyExc_ValueError, "batch: a text of 2**32 - 2 characters or more");
-            goto done;
-        }
 #if HAVE_THREADS
     pthread_mutex_init(&e.s.lock, NULL);
 #endif

@@ -642,8 +642,11 @@ PyObject *bleucli_batch_result(const Sharing *s) {
 void bleucli_release_objects(PyObject **objects, Py_ssize_t n) {
     if (objects == NULL)
         return;
-    for (Py_ssize_t i = 0; i < n; i++)
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (i + PREFETCH_AHEAD < n && objects[i + PREFETCH_AHEAD] != NULL)
+            bleucli_prefetch(objects[i + PREFETCH_AHEAD]);
         Py_XDECREF(objects[i]);
+    }
     PyMem_RawFree(objects);
 }
 

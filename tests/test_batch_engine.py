@@ -248,3 +248,21 @@ def test_more_than_64_reference_streams_is_one_clear_error() -> None:
 
     with pytest.raises(InputError, match="65 reference streams; at most 64"):
         batch.sentence_scores("bleu", ["a b"], [["a b"]] * 65)
+
+
+def test_an_object_repeated_far_apart_scores_alike() -> None:
+    """The engine recognises an object it saw a few thousand items ago; one seen again
+    after 40,000 others is prepared again, and every job still gets its own score."""
+    ref, hyp = "the cat sat on the mat .", "the cat sat on a mat ."
+    fillers = [f"word{i} and more" for i in range(40_000)]
+    hyps = [hyp, *fillers, hyp]
+    refs = [ref, *[f"{f} here" for f in fillers], ref]
+    for name in ("bleu", "chrf", "ter"):
+        got = batch.sentence_scores(name, hyps, [refs]).tolist()
+        make = {
+            "bleu": lambda: sacrebleu.BLEU(effective_order=True),
+            "chrf": sacrebleu.CHRF,
+            "ter": sacrebleu.TER,
+        }[name]()
+        for i in (0, 1, 20_000, len(hyps) - 1):
+            assert got[i] == make.sentence_score(hyps[i], [refs[i]]).score, (name, i)
