@@ -289,21 +289,32 @@ static int lowered(Arena *a, Text *x) {
         x->full = (BleucliText){PyUnicode_1BYTE_KIND, copy, v.len};
         return 1;
     }
-    for (Py_ssize_t i = 0; i < v.len; i++) {
-        Py_UCS4 c = PyUnicode_READ(v.kind, v.data, i);
-        if (c == 0x3A3 || c == 0x130)
-            return 0;
-    }
+    /* the same width: lowercasing keeps Latin-1 in Latin-1 and the BMP in the BMP (U+0130
+       aside, which goes to Python; the tests check every code point) */
     if ((size_t)v.len > (size_t)PY_SSIZE_T_MAX / 4 - 1)
         return -1;
-    Py_UCS4 *copy = arena_alloc(a, (size_t)v.len * 4 + 4);
+    void *copy = arena_alloc(a, (size_t)v.len * (size_t)v.kind + 4);
     if (copy == NULL)
         return -1;
-    for (Py_ssize_t i = 0; i < v.len; i++) {
-        Py_UCS4 c = PyUnicode_READ(v.kind, v.data, i);
-        copy[i] = c < 128 ? (c >= 'A' && c <= 'Z' ? c + 32 : c) : Py_UNICODE_TOLOWER(c);
+#define LOWER(T)                                                                           \
+    for (Py_ssize_t i = 0; i < v.len; i++) {                                               \
+        Py_UCS4 c = ((const T *)v.data)[i];                                                \
+        if (c < 128) {                                                                     \
+            ((T *)copy)[i] = (T)(c >= 'A' && c <= 'Z' ? c + 32 : c);                       \
+            continue;                                                                      \
+        }                                                                                  \
+        if (c == 0x3A3 || c == 0x130)                                                      \
+            return 0;                                                                      \
+        ((T *)copy)[i] = (T)Py_UNICODE_TOLOWER(c);                                         \
     }
-    x->full = (BleucliText){PyUnicode_4BYTE_KIND, copy, v.len};
+    if (v.kind == PyUnicode_1BYTE_KIND)
+        LOWER(Py_UCS1)
+    else if (v.kind == PyUnicode_2BYTE_KIND)
+        LOWER(Py_UCS2)
+    else
+        LOWER(Py_UCS4)
+#undef LOWER
+    x->full = (BleucliText){v.kind, copy, v.len};
     return 1;
 }
 
