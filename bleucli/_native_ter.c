@@ -471,7 +471,7 @@ static ll tail_distance(Ter *t, const uint64_t *state, idx row) {
 
 /* The beam distance of t->cand, equal to the current hypothesis for `start` words; or,
    when even Myers' distance (a lower bound) is above `useless_above`, that bound: such a
-   candidate loses to the best so far either way. */
+   candidate gains nothing or loses to the best so far either way. */
 static ll candidate_cost(Ter *t, idx start, idx end, ll useless_above) {
     idx W = t->W, S = 4 * W, n = t->n_hyp;
     ll score = t->scores[start];
@@ -576,7 +576,10 @@ static int best_shift(Ter *t, idx *checked, ll *gain, idx *best_start) {
                                   : target > start_h + length ? target
                                   : length + target < n_hyp    ? length + target
                                                                : n_hyp;
-                        ll cost = candidate_cost(t, start, end, have ? t->cost - best.gain : INF);
+                        /* only a candidate that gains (a round applies no other) and
+                           could beat the best so far needs its exact cost */
+                        ll need = have && best.gain > 1 ? best.gain : 1;
+                        ll cost = candidate_cost(t, start, end, t->cost - need);
                         (*checked)++;
                         Key key = {t->cost - cost, length, start_h, target};
                         if (!have || key_greater(&key, &best)) {
