@@ -88,9 +88,8 @@ static void arena_free(Arena *a) {
 /* ------------------------------------------------------------------------------------ */
 /* A distinct text of the call, prepared once.                                           */
 
-/* READY: prepared in phase 1; PYTHON_LOWER: waits for str.lower(); IN_JOB: used by one job
-   only, prepared there into the thread's scratch (nothing kept: less memory to touch). */
-enum { TEXT_READY = 0, TEXT_PYTHON_LOWER = 1, TEXT_IN_JOB = 2 };
+/* READY: prepared; PYTHON_LOWER: waits for str.lower(). */
+enum { TEXT_READY = 0, TEXT_PYTHON_LOWER = 1 };
 
 typedef struct {
     PyObject *obj;          /* the str, owned by the call */
@@ -101,8 +100,16 @@ typedef struct {
     Py_ssize_t n_tok;
     uint32_t *cps;          /* chrF's characters (whitespace removed unless kept) */
     Py_ssize_t n_cps;
-    Py_ssize_t uses;        /* how many times the call's jobs name it */
 } Text;
+
+/* A distinct object of the call: its prepared Text (in a phase-1 arena) when several jobs
+   use it or it must be checked for str.lower(), else NULL (its job prepares it: nothing
+   kept, and no memory of a Text per item to fault in). */
+typedef struct {
+    PyObject *obj;
+    Text *text;
+    Py_ssize_t uses;        /* how many times the call's jobs name it */
+} Item;
 
 /* Are the characters of token x of text a those of token y of text b? */
 static inline int same_token(const Text *a, const BleucliToken *x, const Text *b,
@@ -133,8 +140,8 @@ static inline int same_token(const Text *a, const BleucliToken *x, const Text *b
 typedef struct {
     Options o;
     int tok13a, lower;
-    Text *texts;
-    Py_ssize_t n_texts;
+    Item *items;
+    Py_ssize_t n_texts;     /* distinct objects: items[0 .. n_texts) */
     Py_ssize_t *hyp_at;     /* per job: its hypothesis' text */
     Py_ssize_t *ref_at;     /* per job and stream: its reference's text, or -1 */
     Py_ssize_t n_jobs, n_streams;
@@ -1037,10 +1044,11 @@ static int general_job(Engine *e, Local *l, Py_ssize_t j, const Text *hyp,
 /* Text `at` for this job: the prepared one, or (used by this job only) prepared now into
    *own with the thread's scratch; NULL without memory. */
 static const Text *job_text(const Engine *e, Local *l, Py_ssize_t at, Text *own) {
-    const Text *x = &e->texts[at];
-    if (x->state != TEXT_IN_JOB)
-        return x;
-    *own = *x;
+    const Item *it = &e->items[at];
+    if (it->text != NULL)
+        return it->text;
+    memset(own, 0, sizeof(*own));
+    own->obj = it->obj;
     return prepare_text(e, l, &l->scratch, own, 0) < 0 ? NULL : own;
 }
 
@@ -1086,6 +1094,17 @@ typedef struct {
     int index;
 } Worker;
 
+/* Phase 1 for an item several jobs use (or lowercasing): its Text, prepared, in the arena. */
+static int stored_text(const Engine *e, Local *l, Arena *a, Item *it) {
+    Text *x = arena_alloc(a, sizeof(Text));
+    if (x == NULL)
+        return -1;
+    memset(x, 0, sizeof(*x));
+    x->obj = it->obj;
+    it->text = x;
+    return prepare_text(e, l, a, x, e->lower);
+}
+
 static void *worker(void *arg) {
     Worker *wk = arg;
     Engine *e = wk->e;
@@ -1101,12 +1120,10 @@ static void *worker(void *arg) {
         for (Py_ssize_t i = start; i < stop; i++) {
             long long ter_code = 0;
             int error = BATCH_OK;
-            if (e->phase == 1 && e->texts[i].uses < 2 && !e->lower) /* (lowercasing: all */
-                e->texts[i].state = TEXT_IN_JOB; /* are checked for str.lower() here) */
-            else if (e->phase == 1)
-                error = prepare_text(e, &l, &e->arenas[wk->index], &e->texts[i], e->lower) < 0
-                            ? BATCH_NO_MEMORY : BATCH_OK;
-            else
+            if (e->phase == 1 && (e->items[i].uses > 1 || e->lower)) /* (lowercasing: all */
+                error = stored_text(e, &l, &e->arenas[wk->index], &e->items[i]) < 0 /* are */
+                            ? BATCH_NO_MEMORY : BATCH_OK; /* checked for str.lower() here) */
+            else if (e->phase == 2)
                 error = score_job(e, &l, i, &ter_code);
             if (error != BATCH_OK) {
                 bleucli_fail(&e->s, error, ter_code, i, l.words);
@@ -1158,14 +1175,14 @@ typedef struct {
 } Recent;
 
 /* The objects of hyps and refs as texts (an object repeated while still recent: one text):
-   e->texts, e->hyp_at, e->ref_at. */
+   e->items, e->hyp_at, e->ref_at. */
 static int distinct_texts(Engine *e, PyObject **hyps, PyObject **refs) {
     Py_ssize_t n = e->n_jobs, items = n + n * e->n_streams;
     Recent *recent = PyMem_RawCalloc((size_t)1 << RECENT_BITS, sizeof(Recent));
-    e->texts = PyMem_RawCalloc((size_t)items + 1, sizeof(Text));
+    e->items = PyMem_RawCalloc((size_t)items + 1, sizeof(Item));
     e->hyp_at = PyMem_RawMalloc(((size_t)n + 1) * sizeof(Py_ssize_t));
     e->ref_at = PyMem_RawMalloc(((size_t)(n * e->n_streams) + 1) * sizeof(Py_ssize_t));
-    if (recent == NULL || e->texts == NULL || e->hyp_at == NULL || e->ref_at == NULL) {
+    if (recent == NULL || e->items == NULL || e->hyp_at == NULL || e->ref_at == NULL) {
         PyMem_RawFree(recent);
         return -1;
     }
@@ -1181,9 +1198,9 @@ static int distinct_texts(Engine *e, PyObject **hyps, PyObject **refs) {
         if (r->obj != obj) {
             r->obj = obj;
             r->text = e->n_texts;
-            e->texts[e->n_texts++].obj = obj;
+            e->items[e->n_texts++].obj = obj;
         }
-        e->texts[r->text].uses++;
+        e->items[r->text].uses++;
         *at = r->text;
     }
     PyMem_RawFree(recent);
@@ -1201,8 +1218,8 @@ static int lower_in_python(Engine *e, PyObject **kept, Py_ssize_t *n_kept) {
     }
     int result = 0;
     for (Py_ssize_t i = 0; i < e->n_texts && result == 0; i++) {
-        Text *x = &e->texts[i];
-        if (x->state != TEXT_PYTHON_LOWER)
+        Text *x = e->items[i].text;
+        if (x == NULL || x->state != TEXT_PYTHON_LOWER)
             continue;
         PyObject *low = PyObject_CallMethod(x->obj, "lower", NULL);
         if (low == NULL || !PyUnicode_Check(low)) {
@@ -1337,7 +1354,7 @@ PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
     if (e.s.error == BATCH_OK && e.lower) {
         Py_ssize_t pending = 0;
         for (Py_ssize_t i = 0; i < e.n_texts; i++)
-            pending += e.texts[i].state == TEXT_PYTHON_LOWER;
+            pending += e.items[i].text != NULL && e.items[i].text->state == TEXT_PYTHON_LOWER;
         if (pending > 0) {
             kept = PyMem_RawCalloc((size_t)pending, sizeof(PyObject *));
             if (kept == NULL) {
@@ -1363,7 +1380,7 @@ done:
         for (int k = 0; k < threads; k++)
             arena_free(&e.arenas[k]);
     PyMem_RawFree(e.arenas);
-    PyMem_RawFree(e.texts);
+    PyMem_RawFree(e.items);
     PyMem_RawFree(e.hyp_at);
     PyMem_RawFree(e.ref_at);
     bleucli_release_objects(kept, n_kept);
