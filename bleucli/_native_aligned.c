@@ -142,6 +142,7 @@ typedef struct {
     int tok13a, lower;
     Item *items;
     Py_ssize_t n_texts;     /* distinct objects: items[0 .. n_texts) */
+    Py_ssize_t n_shared;    /* of them, those several jobs use */
     Py_ssize_t *hyp_at;     /* per job: its hypothesis' text */
     Py_ssize_t *ref_at;     /* per job and stream: its reference's text, or -1 */
     Py_ssize_t n_jobs, n_streams;
@@ -1200,7 +1201,7 @@ static int distinct_texts(Engine *e, PyObject **hyps, PyObject **refs) {
             r->text = e->n_texts;
             e->items[e->n_texts++].obj = obj;
         }
-        e->items[r->text].uses++;
+        e->n_shared += ++e->items[r->text].uses == 2;
         *at = r->text;
     }
     PyMem_RawFree(recent);
@@ -1348,9 +1349,11 @@ PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
 #if HAVE_THREADS
     pthread_mutex_init(&e.s.lock, NULL);
 #endif
-    Py_BEGIN_ALLOW_THREADS
-    run_phase(&e, 1, e.n_texts);
-    Py_END_ALLOW_THREADS
+    if (e.lower || e.n_shared > 0) { /* else every text is its one job's to prepare */
+        Py_BEGIN_ALLOW_THREADS
+        run_phase(&e, 1, e.n_texts);
+        Py_END_ALLOW_THREADS
+    }
     if (e.s.error == BATCH_OK && e.lower) {
         Py_ssize_t pending = 0;
         for (Py_ssize_t i = 0; i < e.n_texts; i++)
