@@ -111,25 +111,46 @@ typedef struct {
     Py_ssize_t uses;        /* how many times the call's jobs name it */
 } Item;
 
-/* Are the characters of token x of text a those of token y of text b? */
-static inline int same_token(const Text *a, const BleucliToken *x, const Text *b,
-                             const BleucliToken *y) {
-    if (x->len != y->len)
-        return 0;
-    if (a->kind == b->kind) {
-        const unsigned char *p = (const unsigned char *)a->chars + (size_t)x->start * (size_t)a->kind;
-        const unsigned char *q = (const unsigned char *)b->chars + (size_t)y->start * (size_t)b->kind;
-        size_t bytes = (size_t)x->len * (size_t)a->kind;
-        if (bytes > 24)
-            return memcmp(p, q, bytes) == 0;
-        for (size_t k = 0; k < bytes; k++) /* a word: shorter than a call to memcmp */
-            if (p[k] != q[k])
+/* Are the n bytes at p those at q? Word-sized loads inside the n bytes (the last one may
+   overlap the one before): no loop for a word of up to 16 bytes. */
+static inline int same_bytes(const unsigned char *p, const unsigned char *q, size_t n) {
+    if (n >= 8) {
+        uint64_t x, y;
+        for (size_t k = 0; k + 8 < n; k += 8) {
+            memcpy(&x, p + k, 8);
+            memcpy(&y, q + k, 8);
+            if (x != y)
                 return 0;
-        return 1;
+        }
+        memcpy(&x, p + n - 8, 8);
+        memcpy(&y, q + n - 8, 8);
+        return x == y;
     }
-    for (uint32_t k = 0; k < x->len; k++)
-        if (PyUnicode_READ(a->kind, a->chars, x->start + k) !=
-            PyUnicode_READ(b->kind, b->chars, y->start + k))
+    if (n >= 4) {
+        uint32_t x1, y1, x2, y2;
+        memcpy(&x1, p, 4);
+        memcpy(&y1, q, 4);
+        memcpy(&x2, p + n - 4, 4);
+        memcpy(&y2, q + n - 4, 4);
+        return x1 == y1 && x2 == y2;
+    }
+    if (n >= 2) {
+        uint16_t x1, y1, x2, y2;
+        memcpy(&x1, p, 2);
+        memcpy(&y1, q, 2);
+        memcpy(&x2, p + n - 2, 2);
+        memcpy(&y2, q + n - 2, 2);
+        return x1 == y1 && x2 == y2;
+    }
+    return n == 0 || p[0] == q[0];
+}
+
+/* Are the len characters at p (of kind pk) those at q (of kind qk)? */
+static inline int same_chars(const void *p, int pk, const void *q, int qk, uint32_t len) {
+    if (pk == qk)
+        return same_bytes(p, q, (size_t)len * (size_t)pk);
+    for (uint32_t k = 0; k < len; k++)
+        if (PyUnicode_READ(pk, p, k) != PyUnicode_READ(qk, q, k))
             return 0;
     return 1;
 }
@@ -156,9 +177,13 @@ typedef struct {
     Sharing s;
 } Engine;
 
+/* A word of a job's table, with its characters (verified without following pointers). */
 typedef struct {
     uint64_t hash;
     uint32_t gen, id;
+    const void *chars;
+    uint32_t len;
+    int kind;
 } IdSlot;
 
 /* An n-gram of one order in a job's table (16 bytes: a table of a sentence's n-grams stays
@@ -188,9 +213,7 @@ typedef struct {
     IdSlot *id_slots;
     Py_ssize_t id_cap;      /* allocated slots (a power of two) */
     uint32_t id_gen;
-    const Text **id_text;
-    const BleucliToken **id_tok;
-    Py_ssize_t id_entries, n_ids;
+    Py_ssize_t n_ids;
     /* chrF's character ids: code points below 65536 directly, others in a table */
     CharSlot *bmp;
     CharSlot *astral;       /* (code point, gen, id) as two slots each */
@@ -249,8 +272,6 @@ static void local_free(Local *l) {
     bleucli_ter_work_free(l->ter);
     PyMem_RawFree(l->tokens);
     PyMem_RawFree(l->id_slots);
-    PyMem_RawFree((void *)l->id_text);
-    PyMem_RawFree((void *)l->id_tok);
     PyMem_RawFree(l->bmp);
     PyMem_RawFree(l->astral);
     PyMem_RawFree(l->astral_cp);
@@ -395,17 +416,6 @@ static int ids_reset(Local *l, Py_ssize_t n) {
         memset(l->id_slots, 0, (size_t)l->id_cap * sizeof(IdSlot));
         l->id_gen = 1;
     }
-    if (n + 2 > l->id_entries) {
-        Py_ssize_t entries = l->id_entries;
-        if (bleucli_grow((void **)&l->id_text, &entries, n + 2, sizeof(Text *)) < 0)
-            return -1;
-        const BleucliToken **tok = PyMem_RawRealloc((void *)l->id_tok,
-                                                    (size_t)entries * sizeof(BleucliToken *));
-        if (tok == NULL)
-            return -1;
-        l->id_tok = tok;
-        l->id_entries = entries;
-    }
     l->n_ids = 0;
     return 0;
 }
@@ -424,11 +434,15 @@ static inline uint32_t token_id(Local *l, Py_ssize_t mask, const Text *x, const 
             s->gen = l->id_gen;
             s->hash = t->hash;
             s->id = id;
-            l->id_text[id] = x;
-            l->id_tok[id] = t;
+            s->chars = (const char *)x->chars + (size_t)t->start * (size_t)x->kind;
+            s->len = t->len;
+            s->kind = x->kind;
             return id;
         }
-        if (s->hash == t->hash && same_token(l->id_text[s->id], l->id_tok[s->id], x, t))
+        if (s->hash == t->hash && s->len == t->len &&
+            same_chars(s->chars, s->kind,
+                       (const char *)x->chars + (size_t)t->start * (size_t)x->kind, x->kind,
+                       t->len))
             return s->id;
         slot = (slot + 1) & mask;
     }
