@@ -811,7 +811,7 @@ static int bits_matches(Local *l, const uint32_t *ref, const Py_ssize_t *at, Py_
     return bits_matches_plain(l, ref, at, n_refs, hyp, H, N, n_ids, matches);
 }
 
-/* Clipped matches per order: by common runs while the sentences are short, else by the
+/* Clipped matches per order: by match sets while the sentences are short, else by the
    n-gram tables (the same counts either way). */
 static int clipped_matches(Local *l, const uint32_t *ref, const Py_ssize_t *at,
                            Py_ssize_t n_refs, const uint32_t *hyp, Py_ssize_t hyp_len,
