@@ -887,7 +887,7 @@ static inline int char_class(Py_UCS4 c) {
     static inline uint64_t NAME##_hash(const T *in, Py_ssize_t start, Py_ssize_t len) {   \
         uint64_t h = TOKEN_SEED;                                                           \
         for (Py_ssize_t k = start; k < start + len; k++)                                   \
-            h = TOKEN_STEP(h, in[k]);                                                 \
+            h = TOKEN_STEP(h, in[k]);                                                      \
         return spread(h);                                                                  \
     }                                                                                      \
                                                                                            \
@@ -923,7 +923,7 @@ static inline int char_class(Py_UCS4 c) {
             Py_ssize_t start = i;                                                          \
             uint64_t h = TOKEN_SEED;                                                       \
             while (i < len && !is_space(in[i])) {                                          \
-                h = TOKEN_STEP(h, in[i]);                                             \
+                h = TOKEN_STEP(h, in[i]);                                                  \
                 i++;                                                                       \
             }                                                                              \
             Py_ssize_t wlen = i - start, cut = -1;                                         \

@@ -111,37 +111,25 @@ typedef struct {
     Py_ssize_t uses;        /* how many times the call's jobs name it */
 } Item;
 
+/* Are the first and the last w bytes of the n >= w bytes at p and q the same? (memcmp of a
+   constant size compared with 0 compiles to loads.) */
+static inline int same_ends(const unsigned char *p, const unsigned char *q, size_t n, size_t w) {
+    return memcmp(p, q, w) == 0 && memcmp(p + n - w, q + n - w, w) == 0;
+}
+
 /* Are the n bytes at p those at q? Word-sized loads inside the n bytes (the last one may
    overlap the one before): no loop for a word of up to 16 bytes. */
 static inline int same_bytes(const unsigned char *p, const unsigned char *q, size_t n) {
     if (n >= 8) {
-        uint64_t x, y;
-        for (size_t k = 0; k + 8 < n; k += 8) {
-            memcpy(&x, p + k, 8);
-            memcpy(&y, q + k, 8);
-            if (x != y)
+        for (size_t k = 0; k + 8 < n; k += 8)
+            if (memcmp(p + k, q + k, 8) != 0)
                 return 0;
-        }
-        memcpy(&x, p + n - 8, 8);
-        memcpy(&y, q + n - 8, 8);
-        return x == y;
+        return same_ends(p, q, n, 8);
     }
-    if (n >= 4) {
-        uint32_t x1, y1, x2, y2;
-        memcpy(&x1, p, 4);
-        memcpy(&y1, q, 4);
-        memcpy(&x2, p + n - 4, 4);
-        memcpy(&y2, q + n - 4, 4);
-        return x1 == y1 && x2 == y2;
-    }
-    if (n >= 2) {
-        uint16_t x1, y1, x2, y2;
-        memcpy(&x1, p, 2);
-        memcpy(&y1, q, 2);
-        memcpy(&x2, p + n - 2, 2);
-        memcpy(&y2, q + n - 2, 2);
-        return x1 == y1 && x2 == y2;
-    }
+    if (n >= 4)
+        return same_ends(p, q, n, 4);
+    if (n >= 2)
+        return same_ends(p, q, n, 2);
     return n == 0 || p[0] == q[0];
 }
 
@@ -734,9 +722,10 @@ static int bits_fit(Py_ssize_t hyp_len, const Py_ssize_t *at, Py_ssize_t n_refs)
 
 /* count_matches' result by match sets: the hypothesis' earlier copies, then each
    reference's counts. */
-static ALWAYS_INLINE int bits_matches_body(Local *l, const uint32_t *ref, const Py_ssize_t *at, Py_ssize_t n_refs,
-                        const uint32_t *hyp, Py_ssize_t H, Py_ssize_t N, Py_ssize_t n_ids,
-                        Py_ssize_t *matches) {
+static ALWAYS_INLINE int bits_matches_body(Local *l, const uint32_t *ref, const Py_ssize_t *at,
+                                           Py_ssize_t n_refs, const uint32_t *hyp,
+                                           Py_ssize_t H, Py_ssize_t N, Py_ssize_t n_ids,
+                                           Py_ssize_t *matches) {
     Py_ssize_t W = words_for(H) > 1 ? words_for(H) : 1;
     for (Py_ssize_t k = 0; k < n_refs; k++)
         if (words_for(at[k + 1] - at[k]) > W)

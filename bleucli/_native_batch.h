@@ -153,6 +153,12 @@ static inline double ter_score(long long edits, long long ref_lengths, Py_ssize_
    the tests, which compare the engine's three ways of scoring a job: no match sets (the
    n-gram tables for every job), or the per-call API's statistics functions for every job;
    and the match sets' copy built for any x86-64 where the CPU has a bit-count instruction. */
+#define BATCH_TOK13A 1
+#define BATCH_LOWER 2
+#define BATCH_NO_SETS 4
+#define BATCH_GENERAL 8
+#define BATCH_PLAIN 16
+
 /* Reads of memory the caches do not hold yet, started this many items ahead of their use. */
 #define PREFETCH_AHEAD 8
 static inline void bleucli_prefetch(const void *p) {
@@ -162,12 +168,6 @@ static inline void bleucli_prefetch(const void *p) {
     (void)p;
 #endif
 }
-
-#define BATCH_TOK13A 1
-#define BATCH_LOWER 2
-#define BATCH_NO_SETS 4
-#define BATCH_GENERAL 8
-#define BATCH_PLAIN 16
 
 /* Work handed out to threads in chunks, and the first error any of them met. */
 typedef struct {

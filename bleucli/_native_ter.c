@@ -101,21 +101,30 @@ static void geometry(Ter *t) {
     t->safe_below = cheapest;
 }
 
+/* Myers' step for a reference of up to 64 words (myers_step's loop for k = 0, without
+   carries): the vertical deltas *p, *m after a word whose positions in the reference are
+   `e`; the horizontal ones into *h_p, *h_m; the change of the last cell (bit `top`). */
+static inline ll myers_word(uint64_t e, uint64_t mask, int top, uint64_t *p, uint64_t *m,
+                            uint64_t *h_p, uint64_t *h_m) {
+    uint64_t xv = e | *m, xh = (((e & *p) + *p) ^ *p) | e;
+    uint64_t hp = *m | (~(xh | *p) & mask), hm = *p & xh;
+    uint64_t shifted_ph = ((hp << 1) | 1) & mask, shifted_mh = (hm << 1) & mask;
+    *p = shifted_mh | (~(xv | shifted_ph) & mask);
+    *m = shifted_ph & xv;
+    *h_p = hp;
+    *h_m = hm;
+    return (ll)((hp >> top) & 1) - (ll)((hm >> top) & 1); /* disjoint sets */
+}
+
 /* One column of Myers' algorithm: the state after `word` from state `in` (pv, mv, ph, mh). */
 static inline void myers_step(const Ter *t, const uint64_t *peq, idx word, const uint64_t *in,
                               ll in_score, uint64_t *out, ll *out_score) {
     idx W = t->W;
-    if (W == 1) { /* references of up to 64 words: the loop below for k = 0, without carries */
-        uint64_t e = peq[word], p = in[0], m = in[1], mask = t->mask[0];
-        uint64_t xv = e | m, xh = (((e & p) + p) ^ p) | e;
-        uint64_t h_p = m | (~(xh | p) & mask), h_m = p & xh;
-        uint64_t top = (uint64_t)1 << ((t->n_ref - 1) % 64);
-        uint64_t shifted_ph = ((h_p << 1) | 1) & mask, shifted_mh = (h_m << 1) & mask;
-        out[0] = shifted_mh | (~(xv | shifted_ph) & mask);
-        out[1] = shifted_ph & xv;
-        out[2] = h_p;
-        out[3] = h_m;
-        *out_score = in_score + ((h_p & top) ? 1 : (h_m & top) ? -1 : 0);
+    if (W == 1) {
+        out[0] = in[0];
+        out[1] = in[1];
+        *out_score = in_score + myers_word(peq[word], t->mask[0], (int)((t->n_ref - 1) % 64),
+                                           &out[0], &out[1], &out[2], &out[3]);
         return;
     }
     const uint64_t *eq = peq + word * W, *pv = in, *mv = in + W, *mask = t->mask;
@@ -477,16 +486,10 @@ static ll candidate_cost(Ter *t, idx start, idx end, ll useless_above) {
     ll score = t->scores[start];
     if (W == 1) { /* myers_step's one-word case with the state in registers, score only */
         uint64_t p = t->states[start * S], m = t->states[start * S + 1], mask = t->mask[0];
+        uint64_t h_p, h_m;
         int top = (int)((t->n_ref - 1) % 64);
-        for (idx i = start + 1; i <= n; i++) {
-            uint64_t e = t->peq[t->cand[i - 1]];
-            uint64_t xv = e | m, xh = (((e & p) + p) ^ p) | e;
-            uint64_t h_p = m | (~(xh | p) & mask), h_m = p & xh;
-            score += (ll)((h_p >> top) & 1) - (ll)((h_m >> top) & 1); /* disjoint sets */
-            uint64_t shifted_ph = ((h_p << 1) | 1) & mask, shifted_mh = (h_m << 1) & mask;
-            p = shifted_mh | (~(xv | shifted_ph) & mask);
-            m = shifted_ph & xv;
-        }
+        for (idx i = start + 1; i <= n; i++)
+            score += myers_word(t->peq[t->cand[i - 1]], mask, top, &p, &m, &h_p, &h_m);
     } else {
         /* Myers' steps while the candidate differs, then (when many rows would remain)
            the hypothesis' distances to the end */
