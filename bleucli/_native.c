@@ -67,6 +67,57 @@ static inline int is_split_symbol(Py_UCS4 c) {
 
 static inline int is_period_comma(Py_UCS4 c) { return c == '.' || c == ','; }
 
+/* 13a's decisions at one character of a line, for the one-pass tokenisers (of every width:
+   the functions' names end in the character type).
+ *
+ * period_alone: whether the '.' or ',' at i is a token of its own. In a run x1..xk of them
+ * between P and F, rules 2 and 3 (non-overlapping substitutions, left to right) split off
+ * x1..x(k-1) always, and xk unless F is a digit and k is odd exactly when P is a digit:
+ * rule 2 pairs (P, x1), (x2, x3), ... after a non-digit P and (x1, x2), (x3, x4), ... after
+ * a digit, and rule 3 then splits every x followed by a space or a non-digit. For k = 1
+ * that is "unless both neighbours are digits".
+ *
+ * rewrites_at: whether the line needs the rewriting rules because of the character at i:
+ * a newline, "<skipped>" or an entity that 13a replaces. Any other '<' or '&' is a symbol
+ * of rule 1 (the replacements cannot apply to the line). */
+#define DEFINE_13A_RULES(T)                                                                \
+    static inline int ascii_at_##T(const T *in, Py_ssize_t len, Py_ssize_t i,            \
+                                   const char *s) {                                        \
+        for (; *s != '\0'; s++, i++)                                                       \
+            if (i >= len || in[i] != (T)(unsigned char)*s)                                 \
+                return 0;                                                                  \
+        return 1;                                                                          \
+    }                                                                                      \
+                                                                                           \
+    static inline int period_alone_##T(const T *in, Py_ssize_t len, Py_ssize_t i) {      \
+        if (i + 1 < len && is_period_comma(in[i + 1]))                                     \
+            return 1;                                                                      \
+        Py_ssize_t first = i;                                                              \
+        while (first > 0 && is_period_comma(in[first - 1]))                                \
+            first--;                                                                       \
+        int p_digit = first > 0 && is_digit(in[first - 1]);                                \
+        int f_digit = i + 1 < len && is_digit(in[i + 1]);                                  \
+        return !(f_digit && ((i - first) % 2 == 0) == p_digit);                            \
+    }                                                                                      \
+                                                                                           \
+    static inline int rewrites_at_##T(const T *in, Py_ssize_t len, Py_ssize_t i) {       \
+        switch (in[i]) {                                                                   \
+        case '\n':                                                                         \
+            return 1;                                                                      \
+        case '<':                                                                          \
+            return ascii_at_##T(in, len, i, "<skipped>");                                  \
+        case '&':                                                                          \
+            return ascii_at_##T(in, len, i, "&quot;") || ascii_at_##T(in, len, i, "&amp;") || \
+                   ascii_at_##T(in, len, i, "&lt;") || ascii_at_##T(in, len, i, "&gt;");   \
+        default:                                                                           \
+            return 0;                                                                      \
+        }                                                                                  \
+    }
+
+DEFINE_13A_RULES(Py_UCS1)
+DEFINE_13A_RULES(Py_UCS2)
+DEFINE_13A_RULES(Py_UCS4)
+
 /* The zh tokeniser's character ranges, as SacreBLEU compares them (bleucli/tokenizers/zh.py
    explains the two mis-escaped ranges, U+2001..U+2A6D and U+2F81..U+2FA1). */
 static const Py_UCS4 ZH_RANGES[][2] = {
@@ -241,11 +292,10 @@ fail:
         return n;                                                                          \
     }                                                                                      \
                                                                                            \
-    /* Rules 1-4 and the whitespace normalisation in one pass, valid when no two of '.'  \
-       and ',' are adjacent (the sequential substitutions then agree with it): a symbol of  \
-       rule 1 is a token; '.'/',' is one unless both neighbours are digits (the padding     \
-       spaces are not); '-' is one after a digit. Neighbours are those of the input: rule 1 \
-       never separates a digit from its neighbour. */                                      \
+    /* Rules 1-4 and the whitespace normalisation in one pass over a line that needs no   \
+       rewriting (rewrites_at): a symbol of rule 1 is a token; '.'/',' as period_alone     \
+       says (the padding spaces are not digits); '-' is one after a digit. Neighbours are  \
+       those of the input: rule 1 never separates a digit from its neighbour. */           \
     /* zh: CJK characters are tokens too, and the line is not padded, so a '.'/',' at an \
        end is split only by the neighbour it has (rule 2 needs one before, rule 3 after) */ \
     static Py_ssize_t NAME##_fused(const T *in, Py_ssize_t len, T *out, int zh) {          \
@@ -264,8 +314,7 @@ fail:
                 alone = (i > 0 && !is_digit(in[i - 1])) ||                                 \
                         (i + 1 < len && !is_digit(in[i + 1]));                             \
             else if (is_period_comma(c))                                                   \
-                alone = !(i > 0 && is_digit(in[i - 1]) && i + 1 < len &&                   \
-                          is_digit(in[i + 1]));                                            \
+                alone = period_alone_##T(in, len, i);                                      \
             else if (c == '-')                                                             \
                 alone = i > 0 && is_digit(in[i - 1]);                                      \
             else                                                                           \
@@ -299,15 +348,16 @@ fail:
         if (NAME##_reserve(&bufs[0], &caps[0], n + 2) < 0 ||                              \
             NAME##_reserve(&bufs[1], &caps[1], n + 2) < 0)                                 \
             goto done;                                                                     \
-        int has_lt = 0, has_nl = 0, has_amp = 0, adjacent = 0;                             \
+        int has_lt = 0, has_nl = 0, has_amp = 0, rewrites = 0;                             \
         for (i = 0; i < n; i++) {                                                          \
             T c = src[i];                                                                  \
             has_lt |= c == '<';                                                            \
             has_nl |= c == '\n';                                                           \
             has_amp |= c == '&';                                                           \
-            adjacent |= i + 1 < n && is_period_comma(c) && is_period_comma(src[i + 1]);    \
         }                                                                                  \
-        if (!has_lt && !has_nl && !has_amp && !adjacent) {                                 \
+        for (i = 0; i < n && (has_lt || has_nl || has_amp) && !rewrites; i++)              \
+            rewrites = rewrites_at_##T(src, n, i);                                         \
+        if (!rewrites) {                                                                   \
             /* the common case: every rule in one pass over the line itself */             \
             if (NAME##_reserve(&bufs[1], &caps[1], 3 * n + 3) < 0)                         \
                 goto done;                                                                 \
@@ -844,13 +894,13 @@ static int load_text(Workspace *w, Py_ssize_t k, const BleucliText *t, int tok13
 #define TOKEN_SEED 1469598103934665603ULL
 #define TOKEN_STEP(h, c) ((((h) << 7) | ((h) >> 57)) ^ (uint64_t)(c))
 
-/* -2 from a 13a pass: the line needs the rewriting rules ("<skipped>", "-\n", entities, or
-   two adjacent '.'/','), which the general 13a does. */
+/* -2 from a 13a pass: the line needs the rewriting rules (a newline, "<skipped>" or an
+   entity: rewrites_at), which the general 13a does. */
 #define NEEDS_REWRITE (-2)
 
 /* What a character is to 13a's one-pass rules (ASCII by table, filled at import): part of
-   a token, whitespace, a token of its own (rule 1), '.' or ',', '-', a digit, or a sign
-   that the line needs the rewriting rules. */
+   a token, whitespace, a token of its own (rule 1), '.' or ',', '-', a digit, or '\n', '<'
+   or '&' (rewrites_at decides whether the line needs the rewriting rules). */
 enum { C_WORD = 0, C_SPACE, C_ALONE, C_PERIOD, C_DASH, C_DIGIT, C_REWRITE };
 static unsigned char ascii_class[128], ascii_space[128];
 
@@ -901,13 +951,11 @@ static inline int char_class(Py_UCS4 c) {
         case C_ALONE:                                                                      \
             return 1;                                                                      \
         case C_PERIOD:                                                                     \
-            if (i + 1 < len && is_period_comma(in[i + 1]))                                 \
-                return -1;                                                                 \
-            return !(i > 0 && is_digit(in[i - 1]) && i + 1 < len && is_digit(in[i + 1]));  \
+            return period_alone_##T(in, len, i);                                           \
         case C_DASH:                                                                       \
             return i > 0 && is_digit(in[i - 1]);                                           \
         default:                                                                           \
-            return -1;                                                                     \
+            return rewrites_at_##T(in, len, i) ? -1 : 1;                                   \
         }                                                                                  \
     }                                                                                      \
                                                                                            \
