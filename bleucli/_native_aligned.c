@@ -27,6 +27,13 @@
 #include <stdint.h>
 #include <string.h>
 
+/* For a function whose callers pass constants that make it a different loop each. */
+#if defined(__GNUC__) || defined(__clang__)
+#define ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define ALWAYS_INLINE inline
+#endif
+
 
 /* ------------------------------------------------------------------------------------ */
 /* Memory that lives for the call: per-thread blocks, never moved.                       */
@@ -410,8 +417,8 @@ static int ids_reset(Local *l, Py_ssize_t n) {
 
 /* The id (from 1) of token t of text x; a new one if `add`, else 0 for a word the table
    does not have. The table's size is the power of two ids_reset chose for the job. */
-static inline uint32_t token_id(Local *l, Py_ssize_t mask, const Text *x, const BleucliToken *t,
-                                int add) {
+static ALWAYS_INLINE uint32_t token_id(Local *l, Py_ssize_t mask, const Text *x,
+                                       const BleucliToken *t, int add) {
     Py_ssize_t slot = (Py_ssize_t)(t->hash & (uint64_t)mask);
     for (;;) {
         IdSlot *s = &l->id_slots[slot];
@@ -621,11 +628,6 @@ static int count_matches(Local *l, const uint32_t *ref, const Py_ssize_t *at, Py
    whose work grows with the length rather than with its square. */
 #define MAX_BIT_WORDS 8
 
-#if defined(__GNUC__) || defined(__clang__)
-#define ALWAYS_INLINE __attribute__((always_inline)) inline
-#else
-#define ALWAYS_INLINE inline
-#endif
 /* x86-64's baseline has no population count instruction (a library call instead, 2x the
    time of the whole kernel): a second copy of the kernel uses it where the CPU has it. */
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__)) && \
