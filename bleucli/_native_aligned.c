@@ -109,13 +109,17 @@ typedef struct {
     Py_ssize_t n_cps;
 } Text;
 
-/* A distinct object of the call: its prepared Text (in a phase-1 arena) when several jobs
-   use it or it must be checked for str.lower(), else NULL (its job prepares it: nothing
-   kept, and no memory of a Text per item to fault in). */
+/* Slot values of Engine.at. */
+#define AT_ITEM 0x80000000u
+#define AT_NONE 0xFFFFFFFFu
+
+/* An object several jobs use (or, when lowercasing, any object: each must be checked for
+   str.lower()), with its Text prepared once in phase 1 (in a phase-1 arena). An object of
+   one job has no item: that job prepares it, into scratch memory (nothing kept, and no
+   memory per object to fault in). */
 typedef struct {
     PyObject *obj;
     Text *text;
-    Py_ssize_t uses;        /* how many times the call's jobs name it */
 } Item;
 
 /* Are the first and the last w bytes of the n >= w bytes at p and q the same? (memcmp of a
@@ -156,11 +160,12 @@ static inline int same_chars(const void *p, int pk, const void *q, int qk, uint3
 typedef struct {
     Options o;
     int tok13a, lower;
+    PyObject **hyps, **refs; /* the call's objects (owned): hyps[j], refs[j * n_streams + k] */
+    uint32_t *at;           /* per slot (the hypotheses, then the references as in refs):
+                               AT_ITEM | k for items[k], AT_NONE for no reference, else
+                               the slot itself (an object of that job alone) */
     Item *items;
-    Py_ssize_t n_texts;     /* distinct objects: items[0 .. n_texts) */
-    Py_ssize_t n_shared;    /* of them, those several jobs use */
-    Py_ssize_t *hyp_at;     /* per job: its hypothesis' text */
-    Py_ssize_t *ref_at;     /* per job and stream: its reference's text, or -1 */
+    Py_ssize_t n_items;
     Py_ssize_t n_jobs, n_streams;
     double *out;
     Arena *arenas;          /* one per thread of phase 1 (prepared texts live there) */
@@ -1047,14 +1052,20 @@ static int general_job(Engine *e, Local *l, Py_ssize_t j, const Text *hyp,
     return BATCH_OK;
 }
 
-/* Text `at` for this job: the prepared one, or (used by this job only) prepared now into
-   *own with the thread's scratch; NULL without memory. */
-static const Text *job_text(const Engine *e, Local *l, Py_ssize_t at, Text *own) {
-    const Item *it = &e->items[at];
-    if (it->text != NULL)
-        return it->text;
+/* The text of slot value `at` for this job: an item's prepared one, or (an object of this
+   job alone) prepared now into *own with the thread's scratch; NULL without memory. */
+static const Text *job_text(const Engine *e, Local *l, uint32_t at, Text *own) {
+    PyObject *obj;
+    if (at & AT_ITEM) {
+        const Item *it = &e->items[at & ~AT_ITEM];
+        if (it->text != NULL)
+            return it->text;
+        obj = it->obj;
+    } else {
+        obj = at < (uint32_t)e->n_jobs ? e->hyps[at] : e->refs[at - (uint32_t)e->n_jobs];
+    }
     memset(own, 0, sizeof(*own));
-    own->obj = it->obj;
+    own->obj = obj;
     return prepare_text(e, l, &l->scratch, own, 0) < 0 ? NULL : own;
 }
 
@@ -1062,14 +1073,14 @@ static int score_job(Engine *e, Local *l, Py_ssize_t j, long long *ter_code) {
     const Text *refs[64];
     Py_ssize_t n_refs = 0;
     arena_reset(&l->scratch);
-    const Text *hyp = job_text(e, l, e->hyp_at[j], &l->own[0]);
+    const Text *hyp = job_text(e, l, e->at[j], &l->own[0]);
     if (hyp == NULL)
         return BATCH_NO_MEMORY;
-    for (Py_ssize_t k = 0; k < e->n_streams; k++) {
-        Py_ssize_t at = e->ref_at[j * e->n_streams + k];
-        if (at >= 0 && (refs[n_refs++] = job_text(e, l, at, &l->own[1 + k])) == NULL)
+    const uint32_t *ref_at = e->at + e->n_jobs + j * e->n_streams;
+    for (Py_ssize_t k = 0; k < e->n_streams; k++)
+        if (ref_at[k] != AT_NONE &&
+            (refs[n_refs++] = job_text(e, l, ref_at[k], &l->own[1 + k])) == NULL)
             return BATCH_NO_MEMORY;
-    }
     int packed = 1;
     if (e->o.metric == METRIC_TER)
         return ter_job(e, l, j, hyp, refs, n_refs, ter_code);
@@ -1126,9 +1137,9 @@ static void *worker(void *arg) {
         for (Py_ssize_t i = start; i < stop; i++) {
             long long ter_code = 0;
             int error = BATCH_OK;
-            if (e->phase == 1 && (e->items[i].uses > 1 || e->lower)) /* (lowercasing: all */
-                error = stored_text(e, &l, &e->arenas[wk->index], &e->items[i]) < 0 /* are */
-                            ? BATCH_NO_MEMORY : BATCH_OK; /* checked for str.lower() here) */
+            if (e->phase == 1) /* every item: several jobs use it, or it is lowercased */
+                error = stored_text(e, &l, &e->arenas[wk->index], &e->items[i]) < 0
+                            ? BATCH_NO_MEMORY : BATCH_OK;
             else if (e->phase == 2)
                 error = score_job(e, &l, i, &ter_code);
             if (error != BATCH_OK) {
@@ -1177,37 +1188,45 @@ static void run_phase(Engine *e, int phase, Py_ssize_t n) {
 #define RECENT_BITS 14
 typedef struct {
     PyObject *obj;
-    Py_ssize_t text;
+    uint32_t slot;          /* where it was seen first */
+    uint32_t item;          /* its item, or AT_NONE while that slot is its only one */
 } Recent;
 
-/* The objects of hyps and refs as texts (an object repeated while still recent: one text):
-   e->items, e->hyp_at, e->ref_at. */
-static int distinct_texts(Engine *e, PyObject **hyps, PyObject **refs) {
-    Py_ssize_t n = e->n_jobs, items = n + n * e->n_streams;
+static uint32_t new_item(Engine *e, PyObject *obj) {
+    e->items[e->n_items] = (Item){obj, NULL};
+    return (uint32_t)e->n_items++;
+}
+
+/* e->at and e->items: an object repeated while still recent becomes an item (its first
+   slot too); with lowercasing every object does. The item array is allocated for the
+   worst case but only written (faulted in) as far as it is used. */
+static int distinct_texts(Engine *e) {
+    Py_ssize_t n = e->n_jobs, slots = n + n * e->n_streams;
     Recent *recent = PyMem_RawCalloc((size_t)1 << RECENT_BITS, sizeof(Recent));
-    e->items = PyMem_RawCalloc((size_t)items + 1, sizeof(Item));
-    e->hyp_at = PyMem_RawMalloc(((size_t)n + 1) * sizeof(Py_ssize_t));
-    e->ref_at = PyMem_RawMalloc(((size_t)(n * e->n_streams) + 1) * sizeof(Py_ssize_t));
-    if (recent == NULL || e->items == NULL || e->hyp_at == NULL || e->ref_at == NULL) {
+    e->items = PyMem_RawMalloc(((size_t)slots + 1) * sizeof(Item));
+    e->at = PyMem_RawMalloc(((size_t)slots + 1) * sizeof(uint32_t));
+    if (recent == NULL || e->items == NULL || e->at == NULL) {
         PyMem_RawFree(recent);
         return -1;
     }
     const uint64_t mask = ((uint64_t)1 << RECENT_BITS) - 1;
-    for (Py_ssize_t i = 0; i < items; i++) {
-        PyObject *obj = i < n ? hyps[i] : refs[i - n];
-        Py_ssize_t *at = i < n ? &e->hyp_at[i] : &e->ref_at[i - n];
+    for (Py_ssize_t i = 0; i < slots; i++) {
+        PyObject *obj = i < n ? e->hyps[i] : e->refs[i - n];
         if (obj == NULL) {
-            *at = -1;
+            e->at[i] = AT_NONE;
             continue;
         }
         Recent *r = &recent[spread((uint64_t)(uintptr_t)obj) & mask];
         if (r->obj != obj) {
-            r->obj = obj;
-            r->text = e->n_texts;
-            e->items[e->n_texts++].obj = obj;
+            *r = (Recent){obj, (uint32_t)i, e->lower ? new_item(e, obj) : AT_NONE};
+            e->at[i] = e->lower ? AT_ITEM | r->item : (uint32_t)i;
+            continue;
         }
-        e->n_shared += ++e->items[r->text].uses == 2;
-        *at = r->text;
+        if (r->item == AT_NONE) { /* seen again: its first slot takes the item too */
+            r->item = new_item(e, obj);
+            e->at[r->slot] = AT_ITEM | r->item;
+        }
+        e->at[i] = AT_ITEM | r->item;
     }
     PyMem_RawFree(recent);
     return 0;
@@ -1223,7 +1242,7 @@ static int lower_in_python(Engine *e, PyObject **kept, Py_ssize_t *n_kept) {
         return -1;
     }
     int result = 0;
-    for (Py_ssize_t i = 0; i < e->n_texts && result == 0; i++) {
+    for (Py_ssize_t i = 0; i < e->n_items && result == 0; i++) {
         Text *x = e->items[i].text;
         if (x == NULL || x->state != TEXT_PYTHON_LOWER)
             continue;
@@ -1272,6 +1291,10 @@ PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
     }
     if (n_streams > 64) {
         PyErr_Format(PyExc_ValueError, "batch: %zd reference streams; at most 64", n_streams);
+        goto done;
+    }
+    if (n > (Py_ssize_t)(AT_ITEM - 2) / (1 + n_streams)) { /* slots numbered in 31 bits */
+        PyErr_SetString(PyExc_ValueError, "batch: more than 2**31 - 2 texts in one call");
         goto done;
     }
     for (Py_ssize_t k = 0; k < n_streams; k++) {
@@ -1347,21 +1370,23 @@ PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
         goto done;
     }
     e.arenas = PyMem_RawCalloc((size_t)threads, sizeof(Arena));
-    if (e.arenas == NULL || distinct_texts(&e, hyps, refs) < 0) {
+    e.hyps = hyps;
+    e.refs = refs;
+    if (e.arenas == NULL || distinct_texts(&e) < 0) {
         PyErr_NoMemory();
         goto done;
     }
 #if HAVE_THREADS
     pthread_mutex_init(&e.s.lock, NULL);
 #endif
-    if (e.lower || e.n_shared > 0) { /* else every text is its one job's to prepare */
+    if (e.n_items > 0) { /* else every text is its one job's to prepare */
         Py_BEGIN_ALLOW_THREADS
-        run_phase(&e, 1, e.n_texts);
+        run_phase(&e, 1, e.n_items);
         Py_END_ALLOW_THREADS
     }
     if (e.s.error == BATCH_OK && e.lower) {
         Py_ssize_t pending = 0;
-        for (Py_ssize_t i = 0; i < e.n_texts; i++)
+        for (Py_ssize_t i = 0; i < e.n_items; i++)
             pending += e.items[i].text != NULL && e.items[i].text->state == TEXT_PYTHON_LOWER;
         if (pending > 0) {
             kept = PyMem_RawCalloc((size_t)pending, sizeof(PyObject *));
@@ -1389,8 +1414,7 @@ done:
             arena_free(&e.arenas[k]);
     PyMem_RawFree(e.arenas);
     PyMem_RawFree(e.items);
-    PyMem_RawFree(e.hyp_at);
-    PyMem_RawFree(e.ref_at);
+    PyMem_RawFree(e.at);
     bleucli_release_objects(kept, n_kept);
     bleucli_release_objects(hyps, n);
     bleucli_release_objects(refs, n * n_streams);
