@@ -112,11 +112,12 @@ typedef struct {
 /* Slot values of Engine.at. */
 #define AT_ITEM 0x80000000u
 #define AT_NONE 0xFFFFFFFFu
+#define AT_PYTHON 0xFFFFFFFEu /* an object of one job that only Python lowercases (phase 1) */
 
-/* An object several jobs use (or, when lowercasing, any object: each must be checked for
-   str.lower()), with its Text prepared once in phase 1 (in a phase-1 arena). An object of
-   one job has no item: that job prepares it, into scratch memory (nothing kept, and no
-   memory per object to fault in). */
+/* An object several jobs use (or that only Python lowercases), with its Text prepared once
+   in phase 1 (in a phase-1 arena). An object of one job has no item: that job prepares it,
+   lowercasing too, into scratch memory (nothing kept, and no memory per object to fault
+   in); when lowercasing, phase 1 only checks that C can lowercase it. */
 typedef struct {
     PyObject *obj;
     Text *text;
@@ -302,6 +303,21 @@ static Py_ssize_t pow2_above(Py_ssize_t n) {
 /* ------------------------------------------------------------------------------------ */
 /* Phase 1: prepare a text.                                                              */
 
+/* Whether only Python lowercases c as str.lower() does: capital sigma, whose lowercase
+   depends on its neighbours, and U+0130, which lowercases to two characters. */
+static inline int only_python_lowers(Py_UCS4 c) { return c == 0x3A3 || c == 0x130; }
+
+/* Whether lowered() can lowercase the str obj (no character only Python lowers). */
+static int lowers_in_c(PyObject *obj) {
+    BleucliText v = bleucli_view(obj);
+    if (v.kind == PyUnicode_1BYTE_KIND) /* neither is below 256 */
+        return 1;
+    for (Py_ssize_t i = 0; i < v.len; i++)
+        if (only_python_lowers(PyUnicode_READ(v.kind, v.data, i)))
+            return 0;
+    return 1;
+}
+
 /* obj lowercased into the arena as str.lower() does, or 0 when only Python can (capital
    sigma, whose lowercase depends on its neighbours; U+0130, which lowercases to two
    characters); -1 without memory. Every other character's full lowercase mapping is the
@@ -332,7 +348,7 @@ static int lowered(Arena *a, Text *x) {
             ((T *)copy)[i] = (T)(c >= 'A' && c <= 'Z' ? c + 32 : c);                       \
             continue;                                                                      \
         }                                                                                  \
-        if (c == 0x3A3 || c == 0x130)                                                      \
+        if (only_python_lowers(c))                                                         \
             return 0;                                                                      \
         ((T *)copy)[i] = (T)Py_UNICODE_TOLOWER(c);                                         \
     }
@@ -1052,6 +1068,11 @@ static int general_job(Engine *e, Local *l, Py_ssize_t j, const Text *hyp,
     return BATCH_OK;
 }
 
+/* The object of a slot (a job's hypothesis, then the references as in refs). */
+static inline PyObject *slot_object(const Engine *e, Py_ssize_t slot) {
+    return slot < e->n_jobs ? e->hyps[slot] : e->refs[slot - e->n_jobs];
+}
+
 /* The text of slot value `at` for this job: an item's prepared one, or (an object of this
    job alone) prepared now into *own with the thread's scratch; NULL without memory. */
 static const Text *job_text(const Engine *e, Local *l, uint32_t at, Text *own) {
@@ -1062,11 +1083,15 @@ static const Text *job_text(const Engine *e, Local *l, uint32_t at, Text *own) {
             return it->text;
         obj = it->obj;
     } else {
-        obj = at < (uint32_t)e->n_jobs ? e->hyps[at] : e->refs[at - (uint32_t)e->n_jobs];
+        obj = slot_object(e, at);
     }
     memset(own, 0, sizeof(*own));
     own->obj = obj;
-    return prepare_text(e, l, &l->scratch, own, 0) < 0 ? NULL : own;
+    /* (an item is prepared already; an own object C can lowercase, phase 1 checked) */
+    if (prepare_text(e, l, &l->scratch, own, e->lower && !(at & AT_ITEM)) < 0 ||
+        own->state != TEXT_READY)
+        return NULL;
+    return own;
 }
 
 static int score_job(Engine *e, Local *l, Py_ssize_t j, long long *ter_code) {
@@ -1137,9 +1162,12 @@ static void *worker(void *arg) {
         for (Py_ssize_t i = start; i < stop; i++) {
             long long ter_code = 0;
             int error = BATCH_OK;
-            if (e->phase == 1) /* every item: several jobs use it, or it is lowercased */
+            if (e->phase == 1 && i < e->n_items) /* several jobs use it */
                 error = stored_text(e, &l, &e->arenas[wk->index], &e->items[i]) < 0
                             ? BATCH_NO_MEMORY : BATCH_OK;
+            else if (e->phase == 1 && e->at[i - e->n_items] == (uint32_t)(i - e->n_items) &&
+                     !lowers_in_c(slot_object(e, i - e->n_items)))
+                e->at[i - e->n_items] = AT_PYTHON; /* lowercasing: an own object checked */
             else if (e->phase == 2)
                 error = score_job(e, &l, i, &ter_code);
             if (error != BATCH_OK) {
@@ -1198,8 +1226,8 @@ static uint32_t new_item(Engine *e, PyObject *obj) {
 }
 
 /* e->at and e->items: an object repeated while still recent becomes an item (its first
-   slot too); with lowercasing every object does. The item array is allocated for the
-   worst case but only written (faulted in) as far as it is used. */
+   slot too). The item array is allocated for the worst case but only written (faulted
+   in) as far as it is used. */
 static int distinct_texts(Engine *e) {
     Py_ssize_t n = e->n_jobs, slots = n + n * e->n_streams;
     Recent *recent = PyMem_RawCalloc((size_t)1 << RECENT_BITS, sizeof(Recent));
@@ -1211,15 +1239,15 @@ static int distinct_texts(Engine *e) {
     }
     const uint64_t mask = ((uint64_t)1 << RECENT_BITS) - 1;
     for (Py_ssize_t i = 0; i < slots; i++) {
-        PyObject *obj = i < n ? e->hyps[i] : e->refs[i - n];
+        PyObject *obj = slot_object(e, i);
         if (obj == NULL) {
             e->at[i] = AT_NONE;
             continue;
         }
         Recent *r = &recent[spread((uint64_t)(uintptr_t)obj) & mask];
         if (r->obj != obj) {
-            *r = (Recent){obj, (uint32_t)i, e->lower ? new_item(e, obj) : AT_NONE};
-            e->at[i] = e->lower ? AT_ITEM | r->item : (uint32_t)i;
+            *r = (Recent){obj, (uint32_t)i, AT_NONE};
+            e->at[i] = (uint32_t)i;
             continue;
         }
         if (r->item == AT_NONE) { /* seen again: its first slot takes the item too */
@@ -1229,6 +1257,25 @@ static int distinct_texts(Engine *e) {
         e->at[i] = AT_ITEM | r->item;
     }
     PyMem_RawFree(recent);
+    return 0;
+}
+
+/* The own objects phase 1 found only Python lowercases, as items whose Text waits for it
+   (lower_in_python). 0, or -1 without memory. */
+static int python_items(Engine *e) {
+    for (Py_ssize_t slot = 0; slot < e->n_jobs * (1 + e->n_streams); slot++) {
+        if (e->at[slot] != AT_PYTHON)
+            continue;
+        Text *x = arena_alloc(&e->arenas[0], sizeof(Text));
+        if (x == NULL)
+            return -1;
+        memset(x, 0, sizeof(*x));
+        x->obj = slot_object(e, slot);
+        x->state = TEXT_PYTHON_LOWER;
+        uint32_t k = new_item(e, x->obj);
+        e->items[k].text = x;
+        e->at[slot] = AT_ITEM | k;
+    }
     return 0;
 }
 
@@ -1379,12 +1426,17 @@ PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
 #if HAVE_THREADS
     pthread_mutex_init(&e.s.lock, NULL);
 #endif
-    if (e.n_items > 0) { /* else every text is its one job's to prepare */
+    Py_ssize_t units = e.n_items + (e.lower ? n + n * n_streams : 0); /* items, then slots */
+    if (units > 0) { /* else every text is its one job's to prepare */
         Py_BEGIN_ALLOW_THREADS
-        run_phase(&e, 1, e.n_items);
+        run_phase(&e, 1, units);
         Py_END_ALLOW_THREADS
     }
     if (e.s.error == BATCH_OK && e.lower) {
+        if (python_items(&e) < 0) {
+            PyErr_NoMemory();
+            goto unlock;
+        }
         Py_ssize_t pending = 0;
         for (Py_ssize_t i = 0; i < e.n_items; i++)
             pending += e.items[i].text != NULL && e.items[i].text->state == TEXT_PYTHON_LOWER;

@@ -192,8 +192,12 @@ def test_lowercasing_is_str_lower_for_every_code_point() -> None:
 
 
 def test_final_sigma_goes_through_python() -> None:
-    hyps = ["ΟΔΟΣ ΣΑΣ", "İSTANBUL", "ΣΑΣ"]
-    refs = ["οδος σας", "i̇stanbul", "σας"]
+    """Texts only Python lowercases, as objects of one job and as objects several jobs
+    share (a reference repeated for three hypotheses, a hypothesis that is also a
+    reference), next to texts C lowercases."""
+    shared = "ΣΑΣ ΟΔΟΣ İ"
+    hyps = ["ΟΔΟΣ ΣΑΣ", "İSTANBUL", "ΣΑΣ", "σας οδος", "ΣΑΣ ΟΔΟΣ", shared, "Οδος Σας"]
+    refs = ["οδος σας", "i̇stanbul", "σας", shared, shared, "ΣΑΣ", shared]
     for name, make in (("chrf", lambda: sacrebleu.CHRF(lowercase=True)), ("ter", sacrebleu.TER)):
         options = {"lowercase": True} if name == "chrf" else {}
         expected = [make().sentence_score(h, [r]).score for h, r in zip(hyps, refs)]
