@@ -10,7 +10,9 @@
  * Phase 1 prepares each distinct text that several jobs use once (distinct objects: a
  * reference repeated for every completion of a prompt is tokenised once): its tokens with
  * a hash of their characters (BLEU, TER, chrF++'s words) and its characters (chrF); a text
- * of one job only is prepared by that job, into scratch memory. Phase 2 scores the
+ * of one job only is prepared by that job, into scratch memory (when lowercasing, phase 1
+ * checks that C can lowercase it; Python lowercases the few that C cannot, before phase
+ * 2, and those are kept). Phase 2 scores the
  * jobs: a job's tokens get small ids from a table of that job alone (equal hashes and equal
  * characters: one id, so ids are exact, never a hash's guess). Clipped n-gram matches come
  * from bit-parallel match sets (see bits_matches) while the sentences are short, else
