@@ -34,6 +34,12 @@ def big_corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return hyp, ref
 
 
+def _default_sigint() -> None:
+    """Ctrl-C's disposition in a terminal: a test runner started in the background of a
+    script ignores SIGINT, and a child would inherit that (Python keeps an ignored SIGINT)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(args: list[str]) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(
@@ -43,6 +49,7 @@ def _start(args: list[str]) -> subprocess.Popen:
         stdin=subprocess.DEVNULL,
         env=env,
         start_new_session=True,
+        preexec_fn=_default_sigint,
     )
 
 
