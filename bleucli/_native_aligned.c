@@ -1070,9 +1070,18 @@ static int general_job(Engine *e, Local *l, Py_ssize_t j, const Text *hyp,
     return BATCH_OK;
 }
 
-/* The object of a slot (a job's hypothesis, then the references as in refs). */
+/* The slots: the jobs' hypotheses, then their references as in refs. */
+static inline Py_ssize_t slot_count(const Engine *e) { return e->n_jobs * (1 + e->n_streams); }
+
 static inline PyObject *slot_object(const Engine *e, Py_ssize_t slot) {
     return slot < e->n_jobs ? e->hyps[slot] : e->refs[slot - e->n_jobs];
+}
+
+/* Phase 1 for a slot when lowercasing: an object of that job alone that only Python
+   lowercases is marked AT_PYTHON (python_items makes it an item). */
+static void check_own(Engine *e, Py_ssize_t slot) {
+    if (e->at[slot] == (uint32_t)slot && !lowers_in_c(slot_object(e, slot)))
+        e->at[slot] = AT_PYTHON;
 }
 
 /* The text of slot value `at` for this job: an item's prepared one, or (an object of this
@@ -1167,9 +1176,8 @@ static void *worker(void *arg) {
             if (e->phase == 1 && i < e->n_items) /* several jobs use it */
                 error = stored_text(e, &l, &e->arenas[wk->index], &e->items[i]) < 0
                             ? BATCH_NO_MEMORY : BATCH_OK;
-            else if (e->phase == 1 && e->at[i - e->n_items] == (uint32_t)(i - e->n_items) &&
-                     !lowers_in_c(slot_object(e, i - e->n_items)))
-                e->at[i - e->n_items] = AT_PYTHON; /* lowercasing: an own object checked */
+            else if (e->phase == 1) /* lowercasing: then every slot */
+                check_own(e, i - e->n_items);
             else if (e->phase == 2)
                 error = score_job(e, &l, i, &ter_code);
             if (error != BATCH_OK) {
@@ -1231,7 +1239,7 @@ static uint32_t new_item(Engine *e, PyObject *obj) {
    slot too). The item array is allocated for the worst case but only written (faulted
    in) as far as it is used. */
 static int distinct_texts(Engine *e) {
-    Py_ssize_t n = e->n_jobs, slots = n + n * e->n_streams;
+    Py_ssize_t slots = slot_count(e);
     Recent *recent = PyMem_RawCalloc((size_t)1 << RECENT_BITS, sizeof(Recent));
     e->items = PyMem_RawMalloc(((size_t)slots + 1) * sizeof(Item));
     e->at = PyMem_RawMalloc(((size_t)slots + 1) * sizeof(uint32_t));
@@ -1265,7 +1273,7 @@ static int distinct_texts(Engine *e) {
 /* The own objects phase 1 found only Python lowercases, as items whose Text waits for it
    (lower_in_python). 0, or -1 without memory. */
 static int python_items(Engine *e) {
-    for (Py_ssize_t slot = 0; slot < e->n_jobs * (1 + e->n_streams); slot++) {
+    for (Py_ssize_t slot = 0; slot < slot_count(e); slot++) {
         if (e->at[slot] != AT_PYTHON)
             continue;
         Text *x = arena_alloc(&e->arenas[0], sizeof(Text));
@@ -1428,7 +1436,7 @@ PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
 #if HAVE_THREADS
     pthread_mutex_init(&e.s.lock, NULL);
 #endif
-    Py_ssize_t units = e.n_items + (e.lower ? n + n * n_streams : 0); /* items, then slots */
+    Py_ssize_t units = e.n_items + (e.lower ? slot_count(&e) : 0); /* items, then slots */
     if (units > 0) { /* else every text is its one job's to prepare */
         Py_BEGIN_ALLOW_THREADS
         run_phase(&e, 1, units);
