@@ -8,13 +8,14 @@
  *       (str.lower() first); other preprocessing is the caller's
  *
  * Phase 1 prepares each distinct text that several jobs use once (distinct objects: a
- * reference repeated for every completion of a prompt is tokenised once): its tokens with
- * a hash of their characters (BLEU, TER, chrF++'s words) and its characters (chrF); a text
- * of one job only is prepared by that job, into scratch memory (when lowercasing, phase 1
- * checks that C can lowercase it; Python lowercases the few that C cannot, before phase
- * 2, and those are kept). Phase 2 scores the
- * jobs: a job's tokens get small ids from a table of that job alone (equal hashes and equal
- * characters: one id, so ids are exact, never a hash's guess). Clipped n-gram matches come
+ * reference repeated for every completion of a prompt is tokenised once; a string equal
+ * to the previous job's in the same place is taken as that object, see share_equal): its
+ * tokens with a hash of their characters (BLEU, TER, chrF++'s words) and its characters
+ * (chrF); a text of one job only is prepared by that job, into scratch memory (when
+ * lowercasing, phase 1 checks that C can lowercase it; Python lowercases the few that C
+ * cannot, before phase 2, and those are kept). Phase 2 scores the jobs: a job's tokens
+ * get small ids from a table of that job alone (equal hashes and equal characters: one
+ * id, so ids are exact, never a hash's guess). Clipped n-gram matches come
  * from bit-parallel match sets (see bits_matches) while the sentences are short, else
  * from per-order open-addressing tables of n-grams packed into 64-bit keys (16-bit word
  * ids, chrF's characters 63 / order bits each). A job beyond those bounds (BLEU orders
@@ -1324,6 +1325,25 @@ static int lower_in_python(Engine *e, PyObject **kept, Py_ssize_t *n_kept) {
     return result;
 }
 
+/* An owned str equal to `before` (the previous job's in the same place) but another
+   object becomes `before`: a reference repeated for each completion of a prompt arrives
+   as equal strings as often as as one object, and one object is prepared once. Only a
+   string of the same length is compared (its header is at hand). */
+static void share_equal(PyObject **obj, PyObject *before) {
+    PyObject *x = *obj;
+    if (x == NULL || before == NULL || x == before ||
+        PyUnicode_GET_LENGTH(x) != PyUnicode_GET_LENGTH(before))
+        return;
+    int kind = PyUnicode_KIND(x);
+    if (kind != PyUnicode_KIND(before) ||
+        memcmp(PyUnicode_DATA(x), PyUnicode_DATA(before),
+               (size_t)PyUnicode_GET_LENGTH(x) * (size_t)kind) != 0)
+        return;
+    Py_INCREF(before);
+    *obj = before;
+    Py_DECREF(x); /* never the last reference: the caller's list holds it */
+}
+
 PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
     int metric, flags, threads;
     PyObject *hyp_list, *stream_list, *options;
@@ -1411,6 +1431,11 @@ PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
         if (present == 0) {
             PyErr_Format(PyExc_ValueError, "batch: job %zd has no reference", j);
             goto done;
+        }
+        if (j > 0) {
+            share_equal(&hyps[j], hyps[j - 1]);
+            for (Py_ssize_t k = 0; k < n_streams; k++)
+                share_equal(&refs[j * n_streams + k], refs[(j - 1) * n_streams + k]);
         }
     }
     e.out = out.buf;

@@ -231,6 +231,62 @@ def test_equal_texts_score_alike_as_one_object_or_as_copies() -> None:
     ]
 
 
+class Text(str):
+    """A str subclass: scored by its characters like a str."""
+
+
+def _copy(text: str, how: str) -> str:
+    """text as another object: an equal copy, the same length with its last character
+    changed (same width), or an equal str subclass."""
+    if how == "copy":
+        return "".join(list(text))
+    if how == "subclass":
+        return Text(text)
+    if not text:
+        return text
+    last = text[-1]
+    other = chr(ord(last) ^ 1) if ord(last) ^ 1 not in range(0xD800, 0xE000) else "b"
+    return text[:-1] + other
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    runs=st.lists(
+        st.tuples(
+            short_texts,
+            short_texts,
+            st.lists(st.sampled_from(["same", "copy", "near", "subclass"]), max_size=4),
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+    with_none=st.booleans(),
+)
+def test_consecutive_equal_strings_score_as_themselves(runs, with_none) -> None:
+    """A reference repeated for each completion of a prompt often arrives as equal strings,
+    not one object: the engine prepares such neighbours once. Neighbours of the same length
+    that differ (in the last character, in any width), str subclasses and missing
+    references score as themselves; SacreBLEU agrees and the caller's lists are unchanged."""
+    hyps: list[str] = []
+    refs: list[str] = []
+    for hyp, ref, variants in runs:
+        hyps.append(hyp)
+        refs.append(ref)
+        for how in variants:
+            hyps.append(hyp if how == "same" else _copy(hyp, how))
+            refs.append(ref if how == "same" else _copy(ref, how))
+    second = [None if with_none and i % 2 else _copy(r, "copy") for i, r in enumerate(refs)]
+    before = [list(map(id, hyps)), list(map(id, refs)), list(map(id, second))]
+    for name, options, make in CONFIGS:
+        expected = [
+            make().sentence_score(h, [r for r in (a, b) if r is not None]).score
+            for h, a, b in zip(hyps, refs, second)
+        ]
+        for flags in (0, NO_SETS, GENERAL):
+            assert engine(name, options, hyps, [refs, second], flags) == expected, (name, flags)
+    assert [list(map(id, hyps)), list(map(id, refs)), list(map(id, second))] == before
+
+
 def test_flags_out_of_range_are_refused() -> None:
     with pytest.raises(ValueError, match="flags"):
         native.batch_aligned(2, ["a"], [["a"]], (), 32, 1, np.empty(1))
