@@ -14,6 +14,7 @@ changing the caller's lists meanwhile changes nothing.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Sequence
 from itertools import chain
@@ -57,7 +58,14 @@ def thread_count(threads: int) -> int:
     """``threads`` as a positive count: 0 means one per CPU."""
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
         raise ConfigError(f"threads must be a whole number >= 0 (0: one per CPU), got {threads!r}")
-    return threads or os.cpu_count() or 1
+    return threads or _cpu_count()
+
+
+@functools.cache
+def _cpu_count() -> int:
+    """The CPU count, asked once: os.cpu_count() reads a file each time (~15 us), which a
+    reward function called every training step would pay on every call."""
+    return os.cpu_count() or 1
 
 
 def _strings(owner: str, argument: str, values: Any, allow_none: bool = False) -> list:
@@ -186,8 +194,20 @@ def sentence_scores(
         and all(type(s) is list and len(s) == len(hypotheses) for s in references)
     ):  # plain lists: the compiled engine checks every item itself, before any work
         m = scorer(metric, options)
-        if _native_spec(m) is not None and m.engine_flags(True) is not None:
-            return _aligned_native(owner, m, hypotheses, references, thread_count(threads))
+        spec = _native_spec(m)
+        flags = m.engine_flags(True) if spec is not None else None
+        if spec is not None and flags is not None:
+            m.num_refs = len(references)
+            return _native_aligned_call(
+                owner,
+                spec,
+                hypotheses,
+                references,
+                hypotheses,
+                references,
+                flags,
+                thread_count(threads),
+            )
     hyps, streams = _aligned_inputs(owner, hypotheses, references)
     count = thread_count(threads)
     if m is None:
@@ -210,24 +230,34 @@ def _aligned_native(
     may come straight from the caller when the engine preprocesses this metric's texts
     itself: an item of the wrong type or a job without references then fails in the
     engine, and the checks of :func:`_aligned_inputs` name the argument and index."""
-    import numpy as np
 
     spec = _native_spec(metric)
-    assert spec is not None and _NATIVE is not None
+    assert spec is not None
     metric.num_refs = len(streams)
     prepared, flags = _for_engine(metric, [hyps, *streams], lowers=True)
-    out = np.empty(len(hyps))
+    return _native_aligned_call(owner, spec, prepared[0], prepared[1:], hyps, streams, flags, count)
+
+
+def _native_aligned_call(
+    owner: str,
+    spec: tuple[int, tuple],
+    texts: list,
+    text_streams: list[list],
+    hyps: Any,
+    streams: Any,
+    flags: int,
+    count: int,
+) -> np.ndarray:
+    """One call of the compiled aligned engine on ``texts`` and ``text_streams`` (the
+    caller's, or preprocessed); a wrong item is named from ``hyps`` and ``streams``, the
+    caller's arguments."""
+    import numpy as np
+
+    assert _NATIVE is not None
+    out = np.empty(len(texts))
     try:
         _engine_call(
-            owner,
-            _NATIVE.batch_aligned,
-            spec[0],
-            prepared[0],
-            prepared[1:],
-            spec[1],
-            flags,
-            count,
-            out,
+            owner, _NATIVE.batch_aligned, spec[0], texts, text_streams, spec[1], flags, count, out
         )
     except (TypeError, ValueError) as err:
         if not str(err).startswith("batch:"):

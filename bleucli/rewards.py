@@ -17,7 +17,7 @@ or a list of strings (several references; ``None`` for a missing one).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from bleucli.errors import ConfigError, InputError
 
@@ -56,6 +56,8 @@ def _reference_streams(column: str, values: Any, count: int) -> list[list[str | 
         raise InputError(
             f"reward: {count} completions but {len(values)} entries in the column {column!r}"
         )
+    if set(map(type, values)) <= {str}:  # one reference each: the column is the stream
+        return [list(values)]
     rows = []
     for i, value in enumerate(values):
         if isinstance(value, str):
@@ -106,10 +108,13 @@ def reward(
                 f"{', '.join(sorted(kwargs)) or 'none'}); name the dataset's "
                 f"reference column with reward(..., references=NAME)"
             )
-        texts = [completion_text(c, i) for i, c in enumerate(completions)]
+        if set(map(type, completions)) <= {str}:  # plain strings: checked at C speed
+            texts = list(completions)
+        else:
+            texts = [completion_text(c, i) for i, c in enumerate(completions)]
         streams = _reference_streams(column, kwargs[column], len(texts))
         scores = sentence_scores(template, texts, streams, threads=threads)
-        return [float(value) * sign for value in scores]
+        return cast("list[float]", (scores * sign).tolist())
 
     reward_function.__name__ = f"bleucli_{str(metric).lower()}_reward"
     reward_function.__qualname__ = reward_function.__name__

@@ -42,7 +42,7 @@ options = {"bleu": {"effective_order": True}, "chrf": {}, "ter": {}}[metric]
 if tool == "sacrebleu":
     import sacrebleu
     scorer = {"bleu": sacrebleu.BLEU, "chrf": sacrebleu.CHRF, "ter": sacrebleu.TER}[metric](**options)
-    if task == "aligned":
+    if task in ("aligned", "rewards"):
         pairs = list(zip(data["hyps"], data["refs"]))[:limit]
     else:
         pairs = [(h, r) for g in data["groups"] for h in g for r in g][:limit]
@@ -62,14 +62,28 @@ else:
     batch.scorer(metric, dict(options))  # the metric class and tokeniser loaded, as for SacreBLEU
     if task == "memory":  # traced allocations cost time: only in the memory row
         tracemalloc.start()
-    start = time.perf_counter()
-    if task == "aligned":
-        result = batch.sentence_scores(metric, data["hyps"], [data["refs"]], **options)
+    if task == "rewards":  # a GRPO reward function, called once per batch of completions
+        from bleucli.rewards import reward
+
+        function = reward(metric, **options)
+        hyps, refs, size = data["hyps"], data["refs"], data["batch"]
+        start = time.perf_counter()
+        rewards = []
+        for k in range(0, len(hyps), size):
+            rewards += function(hyps[k : k + size], references=refs[k : k + size])
+        elapsed = time.perf_counter() - start
+        sign = -1.0 if metric == "ter" else 1.0  # TER's reward is negated
+        scores = [sign * value for value in rewards[:limit]]
+        count = len(rewards)
     else:
-        result = batch.pairwise(metric, data["groups"], data["groups"], **options)
-    elapsed = time.perf_counter() - start
-    scores = result.ravel()[:limit].tolist()
-    count = result.size
+        start = time.perf_counter()
+        if task == "aligned":
+            result = batch.sentence_scores(metric, data["hyps"], [data["refs"]], **options)
+        else:
+            result = batch.pairwise(metric, data["groups"], data["groups"], **options)
+        elapsed = time.perf_counter() - start
+        scores = result.ravel()[:limit].tolist()
+        count = result.size
 peak = tracemalloc.get_traced_memory()[1] if tracemalloc.is_tracing() else 0
 print(json.dumps({"seconds": elapsed, "count": count, "scores": scores, "peak": peak}))
 """
@@ -104,10 +118,21 @@ def data_sets(folder: Path, quick: bool) -> dict[str, Path]:
     groups = [outputs[k * size * 7 : (k * 7 + 1) * size] for k in range(size)]
     paths = {
         "aligned": folder / "aligned.json",
+        "rewards": folder / "rewards.json",
         "pairwise": folder / "pairwise.json",
         "big": folder / "big.json",
     }
     paths["aligned"].write_text(json.dumps({"hyps": hyps, "refs": refs}), encoding="utf-8")
+    # RL rewards: 8 completions a prompt (the systems' outputs of a line, in turn), the
+    # reference once per completion as a dataset gives it (equal strings), batches of 256
+    by_ref: dict[str, list[str]] = {}
+    for hyp, ref in zip(hyps, refs):
+        by_ref.setdefault(ref, []).append(hyp)
+    completions = [outs[k % len(outs)] for outs in by_ref.values() for k in range(8)]
+    references = [ref for ref in by_ref for _ in range(8)]
+    paths["rewards"].write_text(
+        json.dumps({"hyps": completions, "refs": references, "batch": 256}), encoding="utf-8"
+    )
     paths["pairwise"].write_text(json.dumps({"groups": groups}), encoding="utf-8")
     big = outputs[: 128 if quick else 1024]
     paths["big"].write_text(json.dumps({"groups": [big]}), encoding="utf-8")
@@ -244,6 +269,17 @@ def main() -> int:
                 "aligned",
                 metric,
                 paths["aligned"],
+                "sacrebleu",
+                loop if metric != "ter" else loop // 3,
+                repeats,
+            )
+        for metric in ("bleu", "chrf", "ter"):
+            compare(
+                rows,
+                "rewards, 8 completions a prompt, batches of 256",
+                "rewards",
+                metric,
+                paths["rewards"],
                 "sacrebleu",
                 loop if metric != "ter" else loop // 3,
                 repeats,

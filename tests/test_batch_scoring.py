@@ -272,6 +272,13 @@ def test_reward_function_plain_and_chat_completions(corpus) -> None:
         sacrebleu.CHRF().sentence_score(h, [r]).score * 0.01 for h, r in zip(hyps[:4], refs[:4])
     ]
     assert plain == expected and all(isinstance(v, float) for v in plain)
+    assert chrf(tuple(hyps[:4]), references=tuple(refs[:4])) == expected  # any sequence
+
+    class Text(str):
+        pass
+
+    mixed = [Text(h) if k % 2 else h for k, h in enumerate(hyps[:4])]  # str subclasses too
+    assert chrf(mixed, references=[Text(r) for r in refs[:4]]) == expected
     chat = [
         [{"role": "system", "content": "x"}, {"role": "assistant", "content": h}] for h in hyps[:4]
     ]
