@@ -1326,18 +1326,16 @@ static int lower_in_python(Engine *e, PyObject **kept, Py_ssize_t *n_kept) {
 }
 
 /* An owned str equal to `before` (the previous job's in the same place) but another
-   object becomes `before`: a reference repeated for each completion of a prompt arrives
-   as equal strings as often as as one object, and one object is prepared once. Only a
-   string of the same length is compared (its header is at hand). */
+   object becomes `before`: a reference repeated for each completion of a prompt often
+   arrives as equal strings rather than one object, and one object is prepared once. Only
+   a string of the same length is compared (its header is at hand; lengths are below
+   2**32 - 2, checked before). */
 static void share_equal(PyObject **obj, PyObject *before) {
     PyObject *x = *obj;
     if (x == NULL || before == NULL || x == before ||
-        PyUnicode_GET_LENGTH(x) != PyUnicode_GET_LENGTH(before))
-        return;
-    int kind = PyUnicode_KIND(x);
-    if (kind != PyUnicode_KIND(before) ||
-        memcmp(PyUnicode_DATA(x), PyUnicode_DATA(before),
-               (size_t)PyUnicode_GET_LENGTH(x) * (size_t)kind) != 0)
+        PyUnicode_GET_LENGTH(x) != PyUnicode_GET_LENGTH(before) ||
+        !same_chars(PyUnicode_DATA(x), PyUnicode_KIND(x), PyUnicode_DATA(before),
+                    PyUnicode_KIND(before), (uint32_t)PyUnicode_GET_LENGTH(x)))
         return;
     Py_INCREF(before);
     *obj = before;

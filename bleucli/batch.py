@@ -195,27 +195,17 @@ def sentence_scores(
     ):  # plain lists: the compiled engine checks every item itself, before any work
         m = scorer(metric, options)
         spec = _native_spec(m)
-        flags = m.engine_flags(True) if spec is not None else None
-        if spec is not None and flags is not None:
-            m.num_refs = len(references)
-            return _native_aligned_call(
-                owner,
-                spec,
-                hypotheses,
-                references,
-                hypotheses,
-                references,
-                flags,
-                thread_count(threads),
-            )
+        if spec is not None and m.engine_flags(True) is not None:
+            return _aligned_native(owner, m, spec, hypotheses, references, thread_count(threads))
     hyps, streams = _aligned_inputs(owner, hypotheses, references)
     count = thread_count(threads)
     if m is None:
         m = scorer(metric, options)
     if not hyps:
         return np.zeros(0)
-    if _native_spec(m) is not None:
-        return _aligned_native(owner, m, hyps, streams, count)
+    spec = _native_spec(m)
+    if spec is not None:
+        return _aligned_native(owner, m, spec, hyps, streams, count)
     m.num_refs = len(streams)
     rows = [[ref for ref in refs if ref is not None] for refs in zip(*streams)]
     texts = _Texts(m, hyps, *streams)
@@ -224,40 +214,35 @@ def sentence_scores(
 
 
 def _aligned_native(
-    owner: str, metric: Metric, hyps: list, streams: list[list], count: int
-) -> np.ndarray:
-    """Scores by the compiled engine, which owns each string before it starts. Raw lists
-    may come straight from the caller when the engine preprocesses this metric's texts
-    itself: an item of the wrong type or a job without references then fails in the
-    engine, and the checks of :func:`_aligned_inputs` name the argument and index."""
-
-    spec = _native_spec(metric)
-    assert spec is not None
-    metric.num_refs = len(streams)
-    prepared, flags = _for_engine(metric, [hyps, *streams], lowers=True)
-    return _native_aligned_call(owner, spec, prepared[0], prepared[1:], hyps, streams, flags, count)
-
-
-def _native_aligned_call(
     owner: str,
+    metric: Metric,
     spec: tuple[int, tuple],
-    texts: list,
-    text_streams: list[list],
-    hyps: Any,
-    streams: Any,
-    flags: int,
+    hyps: list,
+    streams: list[list],
     count: int,
 ) -> np.ndarray:
-    """One call of the compiled aligned engine on ``texts`` and ``text_streams`` (the
-    caller's, or preprocessed); a wrong item is named from ``hyps`` and ``streams``, the
-    caller's arguments."""
+    """Scores by the compiled engine (``spec``: the metric's), which owns each string
+    before it starts. Raw lists may come straight from the caller when the engine
+    preprocesses this metric's texts itself: an item of the wrong type or a job without
+    references then fails in the engine, and the checks of :func:`_aligned_inputs` name
+    the argument and index."""
     import numpy as np
 
     assert _NATIVE is not None
-    out = np.empty(len(texts))
+    metric.num_refs = len(streams)
+    prepared, flags = _for_engine(metric, [hyps, *streams], lowers=True)
+    out = np.empty(len(hyps))
     try:
         _engine_call(
-            owner, _NATIVE.batch_aligned, spec[0], texts, text_streams, spec[1], flags, count, out
+            owner,
+            _NATIVE.batch_aligned,
+            spec[0],
+            prepared[0],
+            prepared[1:],
+            spec[1],
+            flags,
+            count,
+            out,
         )
     except (TypeError, ValueError) as err:
         if not str(err).startswith("batch:"):
