@@ -40,7 +40,7 @@ typedef struct {
     ll safe_below;                  /* Myers distances below this are beam distances */
     uint64_t *states;               /* (n_hyp + 1) x 4W: pv, mv, ph, mh per row */
     ll *scores;                     /* (n_hyp + 1) Myers distances */
-    uint64_t *scratch;              /* 2 x 4W: a candidate's state */
+    uint64_t *cand_states;          /* (n_hyp + 1) x 4W: a candidate's rows, for in_beam */
     ll *band;                       /* the current hypothesis' beam rows, band by band */
     idx *band_at;                   /* n_hyp + 1 offsets into band */
     int rows_ok;
@@ -55,7 +55,7 @@ typedef struct {
     idx *align, *hyp_sums, *ref_sums, *ops;
     char *hyp_err, *ref_err;
     ll cost;
-    int exact;
+    int exact, aligned;
 } Ter;
 
 
@@ -101,20 +101,33 @@ static void geometry(Ter *t) {
     t->safe_below = cheapest;
 }
 
-/* Myers' step for a reference of up to 64 words (myers_step's loop for k = 0, without
-   carries): the vertical deltas *p, *m after a word whose positions in the reference are
-   `e`; the horizontal ones into *h_p, *h_m; the change of the last cell (bit `top`). */
-static inline ll myers_word(uint64_t e, uint64_t mask, int top, uint64_t *p, uint64_t *m,
-                            uint64_t *h_p, uint64_t *h_m) {
-    uint64_t xv = e | *m, xh = (((e & *p) + *p) ^ *p) | e;
-    uint64_t hp = *m | (~(xh | *p) & mask), hm = *p & xh;
-    uint64_t shifted_ph = ((hp << 1) | 1) & mask, shifted_mh = (hm << 1) & mask;
-    *p = shifted_mh | (~(xv | shifted_ph) & mask);
-    *m = shifted_ph & xv;
-    *h_p = hp;
-    *h_m = hm;
-    return (ll)((hp >> top) & 1) - (ll)((hm >> top) & 1); /* disjoint sets */
+/* Myers' step for a reference that fits one machine integer of type T (myers_step's loop
+   for k = 0, without carries): the vertical deltas *p, *m after a word whose positions in
+   the reference are `e`; the horizontal ones into *h_p, *h_m; the change of the last cell
+   (bit `top`). */
+#define DEFINE_MYERS_WORD(NAME, T)                                                         \
+    static inline ll NAME(T e, T mask, int top, T *p, T *m, T *h_p, T *h_m) {              \
+        T xv = e | *m, xh = (((e & *p) + *p) ^ *p) | e;                                    \
+        T hp = *m | (~(xh | *p) & mask), hm = *p & xh;                                     \
+        T shifted_ph = ((hp << 1) | 1) & mask, shifted_mh = (hm << 1) & mask;              \
+        *p = shifted_mh | (~(xv | shifted_ph) & mask);                                     \
+        *m = shifted_ph & xv;                                                              \
+        *h_p = hp;                                                                         \
+        *h_m = hm;                                                                         \
+        return (ll)((hp >> top) & 1) - (ll)((hm >> top) & 1); /* disjoint sets */          \
+    }
+DEFINE_MYERS_WORD(myers_word, uint64_t)
+#ifdef __SIZEOF_INT128__
+/* References of 65 to 128 words (most long ones) as one 128-bit integer: the compiler's
+   add-with-carry and double shifts instead of myers_step's loop over words. */
+typedef unsigned __int128 u128;
+DEFINE_MYERS_WORD(myers_wide, u128)
+static inline u128 load_wide(const uint64_t *w) { return ((u128)w[1] << 64) | w[0]; }
+static inline void store_wide(uint64_t *w, u128 v) {
+    w[0] = (uint64_t)v;
+    w[1] = (uint64_t)(v >> 64);
 }
+#endif
 
 /* One column of Myers' algorithm: the state after `word` from state `in` (pv, mv, ph, mh). */
 static inline void myers_step(const Ter *t, const uint64_t *peq, idx word, const uint64_t *in,
@@ -127,6 +140,18 @@ static inline void myers_step(const Ter *t, const uint64_t *peq, idx word, const
                                            &out[0], &out[1], &out[2], &out[3]);
         return;
     }
+#ifdef __SIZEOF_INT128__
+    if (W == 2) {
+        u128 p = load_wide(in), m = load_wide(in + 2), h_p, h_m;
+        *out_score = in_score + myers_wide(load_wide(peq + 2 * word), load_wide(t->mask),
+                                           (int)(t->n_ref - 1), &p, &m, &h_p, &h_m);
+        store_wide(out, p);
+        store_wide(out + 2, m);
+        store_wide(out + 4, h_p);
+        store_wide(out + 6, h_m);
+        return;
+    }
+#endif
     const uint64_t *eq = peq + word * W, *pv = in, *mv = in + W, *mask = t->mask;
     uint64_t *npv = out, *nmv = out + W, *ph = out + 2 * W, *mh = out + 3 * W;
     uint64_t carry = 0, ph_carry = 1, mh_carry = 0;
@@ -273,19 +298,6 @@ static void ensure_back(Ter *t) {
     t->back_ok = 1;
 }
 
-/* Cost of the current hypothesis (Evaluated.__init__). */
-static void evaluate(Ter *t, idx same_prefix) {
-    evaluate_states(t, same_prefix);
-    t->rows_ok = t->back_ok = t->tail_ok = 0;
-    t->cost = t->scores[t->n_hyp];
-    t->exact = t->cost < t->safe_below;
-    if (!t->exact) {
-        ensure_rows(t);
-        ll last = band_get(t, t->n_hyp, t->n_ref);
-        t->cost = last < INF ? last : INF;
-    }
-}
-
 /* Prefix sums of the error flags (the tail of Evaluated.alignment / _alignment). */
 static void finish_sums(Ter *t) {
     t->hyp_sums[0] = 0;
@@ -296,15 +308,49 @@ static void finish_sums(Ter *t) {
         t->ref_sums[j + 1] = t->ref_sums[j] + t->ref_err[j];
 }
 
+/* The delta at bit j of a pair of disjoint +1/-1 bit vectors (branch-free: which it is, is
+   data). */
 static inline int bit_diff(const uint64_t *plus, const uint64_t *minus, idx j) {
     uint64_t bit = (uint64_t)1 << (j % 64);
     idx w = j / 64;
     return (plus[w] & bit) ? 1 : (minus[w] & bit) ? -1 : 0;
 }
 
-/* Alignment of an exact hypothesis, followed backwards on the bit vectors. */
-static void alignment_exact(Ter *t) {
-    idx W = t->W, S = 4 * W;
+/* One move back of the edit-distance trace from cell (i, j), both above 0, at distance
+   *here, on Myers' row i (`row`) and row i - 1 (`before`): the diagonal when it is
+   cheapest, else a deletion, else an insertion (BeamEditDistance.trace's order). *here
+   becomes the distance of the cell moved to. */
+static inline int trace_move(const Ter *t, const uint64_t *row, const uint64_t *before,
+                             int match, idx j, ll *here) {
+    idx W = t->W;
+    ll up = *here - bit_diff(row + 2 * W, row + 3 * W, j - 1);
+    ll diagonal = up - bit_diff(before, before + W, j - 1);
+    ll left = *here - bit_diff(row, row + W, j - 1);
+    ll best = diagonal + !match;
+    int op = match ? NOP : SUB;
+    *here = diagonal;
+    if (up + 1 < best) {
+        best = up + 1; op = DEL; *here = up;
+    }
+    if (left + 1 < best) {
+        op = INS; *here = left;
+    }
+    return op;
+}
+
+/* Whether cell (i, j) is in the beam; a trace that reaches row 0 or column 0 stays in it
+   (row 0 is whole, the band's low edge never falls as rows go up). */
+static inline int in_band(const Ter *t, idx i, idx j) {
+    return j > 0 ? t->low[i] <= j && j < t->high[i] : t->low[i] == 0;
+}
+
+/* Alignment of the current hypothesis, followed backwards on Myers' rows. With `check`,
+   0 (and no alignment) when the trace leaves the beam. A trace that stays in it proves
+   the beam distance Myers' (the beam allows a path that cheap), and the beam's own trace
+   takes the same moves: on the path both give the same distances, elsewhere the beam's
+   are no smaller, so no other move wins a tie it lost. */
+static int alignment_exact(Ter *t, int check) {
+    idx S = 4 * t->W;
     idx i = t->n_hyp, j = t->n_ref;
     ll here = t->cost;
     memset(t->hyp_err, 0, (size_t)t->n_hyp);
@@ -312,25 +358,10 @@ static void alignment_exact(Ter *t) {
     for (idx k = 0; k < t->n_ref; k++)
         t->align[k] = 0;
     while (i > 0 && j > 0) {
-        const uint64_t *st = t->states + i * S;
-        const uint64_t *pv = st, *mv = st + W, *ph = st + 2 * W, *mh = st + 3 * W;
-        const uint64_t *pvb = t->states + (i - 1) * S, *mvb = pvb + W;
-        ll up = here - bit_diff(ph, mh, j - 1);
-        ll diagonal = up - bit_diff(pvb, mvb, j - 1);
-        ll left = here - bit_diff(pv, mv, j - 1);
-        ll best;
-        int op;
-        if (t->hyp[i - 1] == t->ref[j - 1]) {
-            best = diagonal; op = NOP; here = diagonal;
-        } else {
-            best = diagonal + 1; op = SUB; here = diagonal;
-        }
-        if (up + 1 < best) {
-            best = up + 1; op = DEL; here = up;
-        }
-        if (left + 1 < best) {
-            op = INS; here = left;
-        }
+        if (check && !in_band(t, i, j))
+            return 0;
+        int op = trace_move(t, t->states + i * S, t->states + (i - 1) * S,
+                            t->hyp[i - 1] == t->ref[j - 1], j, &here);
         if (op == INS) {
             j -= 1;
             t->align[j] = i - 1;
@@ -347,6 +378,8 @@ static void alignment_exact(Ter *t) {
                 t->hyp_err[i] = t->ref_err[j] = 1;
         }
     }
+    if (check && !in_band(t, i, j))
+        return 0;
     for (idx k = 0; k < i; k++)
         t->hyp_err[k] = 1;
     for (idx k = 0; k < j; k++) {
@@ -354,6 +387,23 @@ static void alignment_exact(Ter *t) {
         t->align[k] = -1;
     }
     finish_sums(t);
+    return 1;
+}
+
+/* Cost of the current hypothesis (Evaluated.__init__). */
+static void evaluate(Ter *t, idx same_prefix) {
+    evaluate_states(t, same_prefix);
+    t->rows_ok = t->back_ok = t->tail_ok = 0;
+    t->cost = t->scores[t->n_hyp];
+    t->exact = t->cost < t->safe_below;
+    t->aligned = 0;
+    if (!t->exact && alignment_exact(t, 1))
+        t->exact = t->aligned = 1; /* the trace stayed in the beam: Myers' distance holds */
+    if (!t->exact) {
+        ensure_rows(t);
+        ll last = band_get(t, t->n_hyp, t->n_ref);
+        t->cost = last < INF ? last : INF;
+    }
 }
 
 /* Alignment from the beam matrix: BeamEditDistance.trace, then _alignment. */
@@ -478,11 +528,28 @@ static ll tail_distance(Ter *t, const uint64_t *state, idx row) {
     return best;
 }
 
+/* Whether the trace of `words` from (n_hyp, n_ref) at distance `here`, on Myers' rows (up
+   to `split` in t->states, the later ones in t->cand_states), stays in the beam: then
+   the beam distance is Myers' (alignment_exact). */
+static int trace_in_beam(const Ter *t, const idx *words, idx split, ll here) {
+    idx S = 4 * t->W, i = t->n_hyp, j = t->n_ref;
+    while (i > 0 && j > 0) {
+        if (!in_band(t, i, j))
+            return 0;
+        const uint64_t *row = (i > split ? t->cand_states : t->states) + i * S;
+        const uint64_t *before = (i - 1 > split ? t->cand_states : t->states) + (i - 1) * S;
+        int op = trace_move(t, row, before, words[i - 1] == t->ref[j - 1], j, &here);
+        j -= op != DEL;
+        i -= op != INS;
+    }
+    return in_band(t, i, j);
+}
+
 /* The beam distance of t->cand, equal to the current hypothesis for `start` words; or,
    when even Myers' distance (a lower bound) is above `useless_above`, that bound: such a
    candidate gains nothing or loses to the best so far either way. */
 static ll candidate_cost(Ter *t, idx start, idx end, ll useless_above) {
-    idx W = t->W, S = 4 * W, n = t->n_hyp;
+    idx W = t->W, S = 4 * W, n = t->n_hyp, stop = start; /* Myers rows kept up to stop */
     ll score = t->scores[start];
     if (W == 1) { /* myers_step's one-word case with the state in registers, score only */
         uint64_t p = t->states[start * S], m = t->states[start * S + 1], mask = t->mask[0];
@@ -490,23 +557,46 @@ static ll candidate_cost(Ter *t, idx start, idx end, ll useless_above) {
         int top = (int)((t->n_ref - 1) % 64);
         for (idx i = start + 1; i <= n; i++)
             score += myers_word(t->peq[t->cand[i - 1]], mask, top, &p, &m, &h_p, &h_m);
+#ifdef __SIZEOF_INT128__
+    } else if (W == 2) { /* the same in 128 bits, then the tail as below */
+        u128 p = load_wide(t->states + start * S), m = load_wide(t->states + start * S + 2);
+        u128 mask = load_wide(t->mask), h_p, h_m;
+        int top = (int)(t->n_ref - 1);
+        idx last = n - end > TAIL_MIN_ROWS ? end : n;
+        for (idx i = start + 1; i <= last; i++)
+            score += myers_wide(load_wide(t->peq + 2 * t->cand[i - 1]), mask, top, &p, &m,
+                                &h_p, &h_m);
+        if (last < n) {
+            uint64_t state[4];
+            store_wide(state, p);
+            store_wide(state + 2, m);
+            score = tail_distance(t, state, last);
+        }
+#endif
     } else {
         /* Myers' steps while the candidate differs, then (when many rows would remain)
            the hypothesis' distances to the end */
-        idx stop = n - end > TAIL_MIN_ROWS ? end : n;
-        uint64_t *a = t->scratch, *b = t->scratch + S;
+        stop = n - end > TAIL_MIN_ROWS ? end : n;
         const uint64_t *in = t->states + start * S;
         for (idx i = start + 1; i <= stop; i++) {
-            myers_step(t, t->peq, t->cand[i - 1], in, score, a, &score);
-            in = a;
-            uint64_t *swap = a; a = b; b = swap;
+            myers_step(t, t->peq, t->cand[i - 1], in, score, t->cand_states + i * S, &score);
+            in = t->cand_states + i * S;
         }
         if (stop < n)
             score = tail_distance(t, in, stop);
     }
     /* the beam distance is at least Myers' (the beam only takes paths away): a candidate
-       that even at Myers' distance could not beat the best so far needs no beam rows */
+       that even at Myers' distance could not beat the best so far needs no beam rows,
+       nor one whose trace on its Myers rows stays in the beam */
     if (score < t->safe_below || score > useless_above)
+        return score;
+    for (idx i = stop + 1; i <= n; i++) {
+        ll unused = 0;
+        myers_step(t, t->peq, t->cand[i - 1],
+                   i - 1 > start ? t->cand_states + (i - 1) * S : t->states + (i - 1) * S, 0,
+                   t->cand_states + i * S, &unused);
+    }
+    if (trace_in_beam(t, t->cand, start, score))
         return score;
     ensure_rows(t);
     ensure_back(t); /* before the rows below: it uses the same two rows */
@@ -541,9 +631,10 @@ static inline int key_greater(const Key *a, const Key *b) {
 
 /* One round of _best_shift; returns the gain (0 without candidates), -1 on error. */
 static int best_shift(Ter *t, idx *checked, ll *gain, idx *best_start) {
-    if (t->exact)
-        alignment_exact(t);
-    else if (alignment_beam(t) < 0)
+    if (t->exact) {
+        if (!t->aligned)
+            alignment_exact(t, 0);
+    } else if (alignment_beam(t) < 0)
         return -1;
     idx n_hyp = t->n_hyp, n_ref = t->n_ref;
     const idx *hyp = t->hyp, *ref = t->ref;
@@ -719,7 +810,7 @@ static size_t layout(Ter *t, unsigned char *base, idx vocab) {
     CARVE(peq_rev, W > 1 ? (size_t)vocab * (size_t)W : 0, uint64_t);
     CARVE(rev_states, W > 1 ? ((size_t)n_hyp + 1) * 4 * (size_t)W : 0, uint64_t);
     CARVE(rev_scores, W > 1 ? n_hyp + 1 : 0, ll);
-    CARVE(scratch, 8 * (size_t)W, uint64_t);
+    CARVE(cand_states, ((size_t)n_hyp + 1) * 4 * (size_t)W, uint64_t);
     CARVE(band_at, n_hyp + 2, idx);
     CARVE(row_a, n_ref + 1, ll);
     CARVE(row_b, n_ref + 1, ll);

@@ -325,6 +325,45 @@ def test_ter_edits_of_edited_long_references(seed) -> None:
 
 
 @needs_native
+@pytest.mark.parametrize("seed", range(2))
+def test_ter_edits_of_truncated_hypotheses(seed) -> None:
+    """A hypothesis that translates only the first half of a long reference (or the
+    reverse): the cheapest path runs far from the beam's diagonal, so Myers' distance is
+    not the beam's. The compiled search proves Myers' distance only for traces that stay in
+    the beam (of the hypothesis and of each shift candidate); trusting it for the others
+    changes most of these counts."""
+    import random
+
+    from bleucli.metrics.ter_edit import translation_edit_rate
+
+    rng = random.Random(seed)
+    for _ in range(25):
+        n_ref = rng.choice([50, 66, 70, 100, 130, 140])
+        vocabulary = rng.randint(20, 60)
+        ref = [str(rng.randrange(vocabulary)) for _ in range(n_ref)]
+        hyp = ref[: int(n_ref * rng.uniform(0.3, 0.6))]
+        for _ in range(rng.randint(0, 6)):
+            kind, at = rng.choice(["sub", "ins", "del", "move"]), rng.randrange(len(hyp))
+            if kind == "sub":
+                hyp[at] = str(rng.randrange(vocabulary + 5))
+            elif kind == "ins":
+                hyp.insert(at, str(rng.randrange(vocabulary + 5)))
+            elif kind == "del":
+                del hyp[at]
+            else:
+                block = hyp[at : at + rng.randint(1, 4)]
+                del hyp[at : at + len(block)]
+                to = rng.randint(0, len(hyp))
+                hyp[to:to] = block
+        if rng.random() < 0.3:
+            hyp, ref = ref, hyp
+        ids: dict[str, int] = {}
+        ref_ids = [ids.setdefault(w, len(ids)) for w in ref]
+        hyp_ids = [ids.setdefault(w, len(ids)) for w in hyp]
+        assert native.ter_edits(hyp_ids, ref_ids) == translation_edit_rate(hyp, ref)[0]
+
+
+@needs_native
 def test_ter_edits_on_long_sentences_and_bad_arguments() -> None:
     """Long lines take the beam matrix (distances past the bound) without crashing."""
     import random
