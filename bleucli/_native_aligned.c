@@ -321,6 +321,21 @@ static int lowers_in_c(PyObject *obj) {
     return 1;
 }
 
+/* Py_UNICODE_TOLOWER of every BMP character, filled by the first call that lowercases
+   (with the GIL held, before any thread reads it): a table read instead of Python's
+   two-level lookup through a function call, for text that is mostly not ASCII (Cyrillic,
+   Greek, CJK). No BMP character lowercases out of the BMP (the tests check them all). */
+static uint16_t lower_bmp[0x10000];
+static int lower_bmp_ready;
+
+static void fill_lower_bmp(void) {
+    if (lower_bmp_ready)
+        return;
+    for (Py_UCS4 c = 0; c < 0x10000; c++)
+        lower_bmp[c] = (uint16_t)Py_UNICODE_TOLOWER(c);
+    lower_bmp_ready = 1;
+}
+
 /* obj lowercased into the arena as str.lower() does, or 0 when only Python can (capital
    sigma, whose lowercase depends on its neighbours; U+0130, which lowercases to two
    characters); -1 without memory. Every other character's full lowercase mapping is the
@@ -353,7 +368,7 @@ static int lowered(Arena *a, Text *x) {
         }                                                                                  \
         if (only_python_lowers(c))                                                         \
             return 0;                                                                      \
-        ((T *)copy)[i] = (T)Py_UNICODE_TOLOWER(c);                                         \
+        ((T *)copy)[i] = (T)(c < 0x10000 ? lower_bmp[c] : Py_UNICODE_TOLOWER(c));         \
     }
     if (v.kind == PyUnicode_1BYTE_KIND)
         LOWER(Py_UCS1)
@@ -1441,6 +1456,8 @@ PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
     e.n_streams = n_streams;
     e.tok13a = (flags & BATCH_TOK13A) != 0;
     e.lower = (flags & BATCH_LOWER) != 0;
+    if (e.lower)
+        fill_lower_bmp();
     e.threads = threads;
     e.sets = (flags & BATCH_NO_SETS) == 0;
     e.general = (flags & BATCH_GENERAL) != 0;

@@ -7,10 +7,12 @@
  * beam bound proves the beam cannot matter, the beam matrix (kept as bands) otherwise, and
  * tercom's tie-breaking in the back-trace. Words arrive as integer ids (equal words, equal
  * ids), bit vectors span as many 64-bit words as the reference needs.
- * Two shortcuts give the specification's distances with less work: a shift candidate
- * equals the current hypothesis after the words it moves, so its rows stop there and end
- * on the hypothesis' distances from that row to the end (ensure_back for the beam, the
- * reversed Myers rows of ensure_tail for references of more than 64 words).
+ * Shortcuts give the specification's distances with less work: a shift candidate equals
+ * the current hypothesis after the words it moves, so its rows stop there and end on the
+ * hypothesis' distances from that row to the end (ensure_back for the beam, the reversed
+ * Myers rows of ensure_tail for references of more than 64 words); and where the beam
+ * could matter, a trace of Myers' rows that stays in the beam proves that it does not
+ * (alignment_exact, trace_in_beam), so beam rows are computed only when a trace leaves it.
  */
 #include "_native.h"
 #include <math.h>
