@@ -42,7 +42,7 @@ typedef struct {
     ll safe_below;                  /* Myers distances below this are beam distances */
     uint64_t *states;               /* (n_hyp + 1) x 4W: pv, mv, ph, mh per row */
     ll *scores;                     /* (n_hyp + 1) Myers distances */
-    uint64_t *cand_states;          /* (n_hyp + 1) x 4W: a candidate's rows, for in_beam */
+    uint64_t *cand_states;          /* (n_hyp + 1) x 4W: a candidate's rows, for trace_in_beam */
     ll *band;                       /* the current hypothesis' beam rows, band by band */
     idx *band_at;                   /* n_hyp + 1 offsets into band */
     int rows_ok;
@@ -310,8 +310,7 @@ static void finish_sums(Ter *t) {
         t->ref_sums[j + 1] = t->ref_sums[j] + t->ref_err[j];
 }
 
-/* The delta at bit j of a pair of disjoint +1/-1 bit vectors (branch-free: which it is, is
-   data). */
+/* The delta (+1, -1 or 0) at bit j of a pair of disjoint bit vectors (plus, minus). */
 static inline int bit_diff(const uint64_t *plus, const uint64_t *minus, idx j) {
     uint64_t bit = (uint64_t)1 << (j % 64);
     idx w = j / 64;
