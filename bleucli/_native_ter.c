@@ -310,10 +310,12 @@ static void finish_sums(Ter *t) {
         t->ref_sums[j + 1] = t->ref_sums[j] + t->ref_err[j];
 }
 
-/* The delta (+1, -1 or 0) at bit j of a pair of disjoint bit vectors (plus, minus). */
+/* The delta (+1, -1 or 0) at bit j of a pair of disjoint bit vectors (plus, minus). j is
+   not negative: unsigned division is a shift, a signed one three more instructions in the
+   back-trace's every step. */
 static inline int bit_diff(const uint64_t *plus, const uint64_t *minus, idx j) {
-    uint64_t bit = (uint64_t)1 << (j % 64);
-    idx w = j / 64;
+    size_t w = (size_t)j / 64;
+    uint64_t bit = (uint64_t)1 << ((size_t)j % 64);
     return (plus[w] & bit) ? 1 : (minus[w] & bit) ? -1 : 0;
 }
 
