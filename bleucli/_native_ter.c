@@ -531,17 +531,22 @@ static ll tail_distance(Ter *t, const uint64_t *state, idx row) {
     return best;
 }
 
+/* Myers' row i of a candidate equal to the hypothesis for `split` words: the hypothesis'
+   row up to split, the candidate's own (t->cand_states) after it. */
+static inline const uint64_t *cand_row(const Ter *t, idx i, idx split) {
+    return (i > split ? t->cand_states : t->states) + i * 4 * t->W;
+}
+
 /* Whether the trace of `words` from (n_hyp, n_ref) at distance `here`, on Myers' rows (up
    to `split` in t->states, the later ones in t->cand_states), stays in the beam: then
    the beam distance is Myers' (alignment_exact). */
 static int trace_in_beam(const Ter *t, const idx *words, idx split, ll here) {
-    idx S = 4 * t->W, i = t->n_hyp, j = t->n_ref;
+    idx i = t->n_hyp, j = t->n_ref;
     while (i > 0 && j > 0) {
         if (!in_band(t, i, j))
             return 0;
-        const uint64_t *row = (i > split ? t->cand_states : t->states) + i * S;
-        const uint64_t *before = (i - 1 > split ? t->cand_states : t->states) + (i - 1) * S;
-        int op = trace_move(t, row, before, words[i - 1] == t->ref[j - 1], j, &here);
+        int op = trace_move(t, cand_row(t, i, split), cand_row(t, i - 1, split),
+                            words[i - 1] == t->ref[j - 1], j, &here);
         j -= op != DEL;
         i -= op != INS;
     }
@@ -560,22 +565,6 @@ static ll candidate_cost(Ter *t, idx start, idx end, ll useless_above) {
         int top = (int)((t->n_ref - 1) % 64);
         for (idx i = start + 1; i <= n; i++)
             score += myers_word(t->peq[t->cand[i - 1]], mask, top, &p, &m, &h_p, &h_m);
-#ifdef __SIZEOF_INT128__
-    } else if (W == 2) { /* the same in 128 bits, then the tail as below */
-        u128 p = load_wide(t->states + start * S), m = load_wide(t->states + start * S + 2);
-        u128 mask = load_wide(t->mask), h_p, h_m;
-        int top = (int)(t->n_ref - 1);
-        idx last = n - end > TAIL_MIN_ROWS ? end : n;
-        for (idx i = start + 1; i <= last; i++)
-            score += myers_wide(load_wide(t->peq + 2 * t->cand[i - 1]), mask, top, &p, &m,
-                                &h_p, &h_m);
-        if (last < n) {
-            uint64_t state[4];
-            store_wide(state, p);
-            store_wide(state + 2, m);
-            score = tail_distance(t, state, last);
-        }
-#endif
     } else {
         /* Myers' steps while the candidate differs, then (when many rows would remain)
            the hypothesis' distances to the end */
@@ -595,8 +584,7 @@ static ll candidate_cost(Ter *t, idx start, idx end, ll useless_above) {
         return score;
     for (idx i = stop + 1; i <= n; i++) {
         ll unused = 0;
-        myers_step(t, t->peq, t->cand[i - 1],
-                   i - 1 > start ? t->cand_states + (i - 1) * S : t->states + (i - 1) * S, 0,
+        myers_step(t, t->peq, t->cand[i - 1], cand_row(t, i - 1, start), 0,
                    t->cand_states + i * S, &unused);
     }
     if (trace_in_beam(t, t->cand, start, score))

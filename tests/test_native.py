@@ -276,19 +276,45 @@ def ter_pair(draw):
     return hyp, ref
 
 
+def assert_native_ter_is_specification(hyp: list[str], ref: list[str]) -> None:
+    """The compiled search's edit count of hyp against ref (as word ids) is the
+    pure-Python search's."""
+    from bleucli.metrics.ter_edit import translation_edit_rate
+
+    ids: dict[str, int] = {}
+    ref_ids = [ids.setdefault(w, len(ids)) for w in ref]
+    hyp_ids = [ids.setdefault(w, len(ids)) for w in hyp]
+    assert native.ter_edits(hyp_ids, ref_ids) == translation_edit_rate(hyp, ref)[0]
+
+
+def randomly_edited(rng, words, edits, kinds, new_words, longest_block) -> list[str]:
+    """words after `edits` random edits of `kinds` (sub, ins, del, move): new words drawn
+    from `new_words` ids, moved blocks of up to `longest_block` words."""
+    hyp = list(words)
+    for _ in range(edits):
+        kind, at = rng.choice(kinds), rng.randrange(len(hyp))
+        if kind == "sub":
+            hyp[at] = str(rng.randrange(new_words))
+        elif kind == "ins":
+            hyp.insert(at, str(rng.randrange(new_words)))
+        elif kind == "del":
+            del hyp[at]
+        else:
+            block = hyp[at : at + rng.randint(1, longest_block)]
+            del hyp[at : at + len(block)]
+            to = rng.randint(0, len(hyp))
+            hyp[to:to] = block
+    return hyp
+
+
 @needs_native
 @settings(max_examples=1500)
 @given(pair=ter_pair())
 def test_ter_edits_native_equals_python(pair) -> None:
     """The compiled TER search (Myers bit vectors over several words, the beam fallback,
     tercom's tie-breaking) counts exactly the edits of the pure-Python search."""
-    from bleucli.metrics.ter_edit import translation_edit_rate
-
     hyp, ref = pair
-    ids: dict[str, int] = {}
-    ref_ids = [ids.setdefault(w, len(ids)) for w in ref]
-    hyp_ids = [ids.setdefault(w, len(ids)) for w in hyp]
-    assert native.ter_edits(hyp_ids, ref_ids) == translation_edit_rate(hyp, ref)[0]
+    assert_native_ter_is_specification(hyp, ref)
 
 
 @needs_native
@@ -299,29 +325,12 @@ def test_ter_edits_of_edited_long_references(seed) -> None:
     the compiled search counts the specification's edits on every pair."""
     import random
 
-    from bleucli.metrics.ter_edit import translation_edit_rate
-
     rng = random.Random(seed)
     for _ in range(40):
         ref = [str(rng.randrange(25)) for _ in range(rng.randint(65, 150))]
-        hyp = list(ref)
-        for _ in range(rng.randint(3, 12)):
-            kind, at = rng.choice(["sub", "ins", "del", "move", "move"]), rng.randrange(len(hyp))
-            if kind == "sub":
-                hyp[at] = str(rng.randrange(30))
-            elif kind == "ins":
-                hyp.insert(at, str(rng.randrange(30)))
-            elif kind == "del":
-                del hyp[at]
-            else:
-                block = hyp[at : at + rng.randint(1, 8)]
-                del hyp[at : at + len(block)]
-                to = rng.randint(0, len(hyp))
-                hyp[to:to] = block
-        ids: dict[str, int] = {}
-        ref_ids = [ids.setdefault(w, len(ids)) for w in ref]
-        hyp_ids = [ids.setdefault(w, len(ids)) for w in hyp]
-        assert native.ter_edits(hyp_ids, ref_ids) == translation_edit_rate(hyp, ref)[0]
+        kinds = ["sub", "ins", "del", "move", "move"]
+        hyp = randomly_edited(rng, ref, rng.randint(3, 12), kinds, 30, 8)
+        assert_native_ter_is_specification(hyp, ref)
 
 
 @needs_native
@@ -334,33 +343,17 @@ def test_ter_edits_of_truncated_hypotheses(seed) -> None:
     changes most of these counts."""
     import random
 
-    from bleucli.metrics.ter_edit import translation_edit_rate
-
     rng = random.Random(seed)
     for _ in range(25):
         n_ref = rng.choice([50, 66, 70, 100, 130, 140])
         vocabulary = rng.randint(20, 60)
         ref = [str(rng.randrange(vocabulary)) for _ in range(n_ref)]
-        hyp = ref[: int(n_ref * rng.uniform(0.3, 0.6))]
-        for _ in range(rng.randint(0, 6)):
-            kind, at = rng.choice(["sub", "ins", "del", "move"]), rng.randrange(len(hyp))
-            if kind == "sub":
-                hyp[at] = str(rng.randrange(vocabulary + 5))
-            elif kind == "ins":
-                hyp.insert(at, str(rng.randrange(vocabulary + 5)))
-            elif kind == "del":
-                del hyp[at]
-            else:
-                block = hyp[at : at + rng.randint(1, 4)]
-                del hyp[at : at + len(block)]
-                to = rng.randint(0, len(hyp))
-                hyp[to:to] = block
+        first_half = ref[: int(n_ref * rng.uniform(0.3, 0.6))]
+        kinds = ["sub", "ins", "del", "move"]
+        hyp = randomly_edited(rng, first_half, rng.randint(0, 6), kinds, vocabulary + 5, 4)
         if rng.random() < 0.3:
             hyp, ref = ref, hyp
-        ids: dict[str, int] = {}
-        ref_ids = [ids.setdefault(w, len(ids)) for w in ref]
-        hyp_ids = [ids.setdefault(w, len(ids)) for w in hyp]
-        assert native.ter_edits(hyp_ids, ref_ids) == translation_edit_rate(hyp, ref)[0]
+        assert_native_ter_is_specification(hyp, ref)
 
 
 @needs_native
@@ -368,15 +361,10 @@ def test_ter_edits_on_long_sentences_and_bad_arguments() -> None:
     """Long lines take the beam matrix (distances past the bound) without crashing."""
     import random
 
-    from bleucli.metrics.ter_edit import translation_edit_rate
-
     rng = random.Random(7)
     ref = [str(rng.randrange(30)) for _ in range(400)]
     hyp = ref[200:] + [str(rng.randrange(40)) for _ in range(50)] + ref[:150]
-    ids: dict[str, int] = {}
-    ref_ids = [ids.setdefault(w, len(ids)) for w in ref]
-    hyp_ids = [ids.setdefault(w, len(ids)) for w in hyp]
-    assert native.ter_edits(hyp_ids, ref_ids) == translation_edit_rate(hyp, ref)[0]
+    assert_native_ter_is_specification(hyp, ref)
     with pytest.raises(ValueError):
         native.ter_edits([0], [])
     with pytest.raises(ValueError):
