@@ -639,12 +639,12 @@ def merge_command(
     "inputs",
     multiple=True,
     metavar="FILE...",
-    help="Line-aligned outputs of several systems: each line's candidates.",
+    help="Line-aligned outputs of several systems: each line's candidates (-: stdin).",
 )
 @click.option(
     "--samples",
     metavar="FILE.jsonl",
-    help="Samples per source: a JSON list a line, or objects with --field.",
+    help="Samples per source: a JSON list a line, or objects with --field (-: stdin).",
 )
 @click.option(
     "--field",

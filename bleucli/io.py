@@ -87,6 +87,16 @@ def read_file(path: str, encoding: str = "utf-8") -> TextSource:
     return TextSource(path, decode_lines(data, path, encoding))
 
 
+def read_file_or_stdin(path: str, encoding: str = "utf-8") -> TextSource:
+    """:func:`read_file`, with ``-`` meaning standard input (for commands that take files as
+    options, where a pipeline's output has no other way in)."""
+    import sys
+
+    if path != "-":
+        return read_file(path, encoding)
+    return TextSource("<stdin>", decode_lines(sys.stdin.buffer.read(), "<stdin>", encoding))
+
+
 def require_nonempty(source: TextSource) -> None:
     if not source.lines:
         raise InputError(f"{source.name}: empty file, nothing to score")

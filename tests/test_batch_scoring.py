@@ -427,6 +427,25 @@ def test_mbr_command_errors_are_one_line(tmp_path, args, content, message) -> No
     assert len(result.stderr.strip().splitlines()) == 1
 
 
+def test_mbr_command_reads_standard_input_for_dash(tmp_path, corpus) -> None:
+    files = [str(EXAMPLES / n) for n in ("hyp.de", "hyp2.de", "ref2.de")]
+    expected = run_cli(["mbr", "-i", *files, "-m", "bleu"])
+    assert expected.exit_code == 0, expected.stderr
+    piped = run_cli(
+        ["mbr", "-i", files[0], "-", files[2], "-m", "bleu"],
+        input=Path(files[1]).read_bytes(),
+    )
+    assert (piped.exit_code, piped.stdout) == (0, expected.stdout), piped.stderr
+    samples = (EXAMPLES / "samples.jsonl").read_bytes()
+    from_file = run_cli(["mbr", "--samples", str(EXAMPLES / "samples.jsonl"), "-f", "json"])
+    from_stdin = run_cli(["mbr", "--samples", "-", "-f", "json"], input=samples)
+    assert from_file.exit_code == 0 and from_stdin.stdout == from_file.stdout
+    bad = run_cli(["mbr", "--samples", "-"], input=b'["a"]\nnot json\n')
+    assert bad.exit_code == 1 and bad.stderr.startswith("bleucli: error: <stdin>: line 2: not JSON")
+    twice = run_cli(["mbr", "-i", "-", "-"], input=b"a\n")
+    assert twice.exit_code == 2 and "only one of the systems" in twice.stderr
+
+
 def test_mbr_command_with_different_line_counts(tmp_path) -> None:
     short = tmp_path / "short.de"
     short.write_text("eins\n", encoding="utf-8")

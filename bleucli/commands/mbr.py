@@ -34,11 +34,13 @@ def _samples_file(
     """Per source (one JSON value a line): the samples, a list of strings (the object's
     ``name`` field, or the line itself when it is a list), and the pseudo-references of the
     ``pseudo`` field if one is named."""
-    from bleucli.io import read_file
+    from bleucli.io import read_file_or_stdin
 
     groups: list[list[str]] = []
     references: list[list[str]] = []
-    for number, line in enumerate(read_file(path, encoding).lines, 1):
+    source = read_file_or_stdin(path, encoding)
+    path = source.name
+    for number, line in enumerate(source.lines, 1):
         if not line.strip():
             raise InputError(
                 f"{path}: line {number}: empty line; every line is one source's "
@@ -74,14 +76,16 @@ def _samples_file(
 
 def _system_outputs(paths: list[str], encoding: str) -> list[list[str]]:
     """Per line, the outputs of every system: line-aligned files, equally long."""
-    from bleucli.io import read_file
+    from bleucli.io import read_file_or_stdin
 
     if len(paths) < 2:
         raise UsageError(
             "bleucli mbr chooses among candidates: give two or more systems "
             "(-i A B ...) or --samples FILE"
         )
-    sources = [read_file(path, encoding) for path in paths]
+    if paths.count("-") > 1:
+        raise UsageError("-i: standard input (-) can be only one of the systems")
+    sources = [read_file_or_stdin(path, encoding) for path in paths]
     lengths = {len(source.lines) for source in sources}
     if len(lengths) != 1:
         counts = ", ".join(f"{s.name}: {len(s.lines)}" for s in sources)
