@@ -220,6 +220,23 @@ def test_whitespace_is_str_isspace_for_every_code_point() -> None:
     assert got.tolist() == expected
 
 
+def test_13a_classes_every_code_point_as_sacrebleu() -> None:
+    """BLEU's 13a pass looks a character of a one- or two-byte string up in a table: an
+    ASCII character as SacreBLEU's rules say, any other one a word character unless
+    str.isspace() says whitespace (in strings of every width, against a one-byte reference)."""
+    ref = "ab cd ef"
+    bleu = sacrebleu.BLEU(effective_order=True)
+    ascii_hyps = [f"ab{chr(c)}cd ef" for c in range(128)]
+    expected = [bleu.sentence_score(h, [ref]).score for h in ascii_hyps]
+    assert batch.sentence_scores("bleu", ascii_hyps, [[ref] * 128]).tolist() == expected
+    word, space = (bleu.sentence_score(h, [ref]).score for h in ("abxcd ef", "ab cd ef"))
+    codes = [*range(128, 0x10000), *range(0x10000, sys.maxunicode + 1, 997)]
+    hyps = [f"ab{chr(c)}cd ef" for c in codes]
+    got = batch.sentence_scores("bleu", hyps, [[ref] * len(hyps)])
+    wrong = [hex(c) for c, g in zip(codes, got) if g != (space if chr(c).isspace() else word)]
+    assert wrong == []
+
+
 def test_equal_texts_score_alike_as_one_object_or_as_copies() -> None:
     ref = "the cat sat on the mat ."
     hyps = ["the cat sat on a mat .", "a cat sat", "the cat sat on the mat ."]
