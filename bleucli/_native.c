@@ -940,14 +940,19 @@ static inline int char_class(Py_UCS4 c) {
     return c < 128 ? ascii_class[c] : is_space_above_ascii(c) ? C_SPACE : C_WORD;
 }
 
-/* char_class of every code point below 65536, filled at import (64 KB): one load a
-   character of a one- or two-byte string instead of is_space_above_ascii's five tests
-   (the 13a pass over two-byte strings 11% faster). */
+/* char_class of every code point below 65536 (64 KB): one load a character of a one- or
+   two-byte string instead of is_space_above_ascii's five tests (the 13a pass over two-byte
+   strings 11% faster). Filled by bleucli_fill_class_table, as lower_bmp is: no work at
+   import for the callers that never tokenise this way. */
 static unsigned char bmp_class[65536];
+static int bmp_class_ready;
 
-static void init_bmp_class(void) {
+void bleucli_fill_class_table(void) {
+    if (bmp_class_ready)
+        return;
     for (Py_UCS4 c = 0; c < 65536; c++)
         bmp_class[c] = (unsigned char)char_class(c);
+    bmp_class_ready = 1;
 }
 
 /* char_class of a character of a string of width T (a constant: the table or the tests). */
@@ -1622,7 +1627,6 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__native(void) {
     init_ascii_class();
-    init_bmp_class();
     PyObject *m = PyModule_Create(&module);
     /* the sources this core was built from (setup.py), checked against a source checkout */
     if (m != NULL && PyModule_AddStringConstant(m, "SOURCE_HASH", BLEUCLI_SOURCE_HASH) < 0) {

@@ -74,8 +74,12 @@ typedef struct {
 
 enum { BLEUCLI_TOKENS_SPLIT = 0, BLEUCLI_TOKENS_13A = 1, BLEUCLI_TOKENS_CHRF = 2 };
 
+/* Fill the character-class table the 13A tokens read; with the GIL held, before any thread
+   asks for them (later calls return at once). */
+void bleucli_fill_class_table(void);
+
 /* The tokens of t into out (room for t->len + 1): str.split()'s words (SPLIT), 13a's tokens
-   of the right-stripped text (13A) or chrF++'s words (CHRF). *chars and *kind: where the
+   of the right-stripped text (13A, after bleucli_fill_class_table) or chrF++'s words (CHRF). *chars and *kind: where the
    tokens' characters are, t's own data, or the workspace's copy (until its next use) when
    13a had to rewrite the line. The count, or -1 (no memory, or 2**32 - 1 characters or
    more). */

@@ -1458,6 +1458,8 @@ PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
     e.lower = (flags & BATCH_LOWER) != 0;
     if (e.lower)
         fill_lower_bmp();
+    if (e.tok13a)
+        bleucli_fill_class_table();
     e.threads = threads;
     e.sets = (flags & BATCH_NO_SETS) == 0;
     e.general = (flags & BATCH_GENERAL) != 0;

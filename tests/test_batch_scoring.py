@@ -427,7 +427,7 @@ def test_mbr_command_errors_are_one_line(tmp_path, args, content, message) -> No
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-def test_mbr_command_reads_standard_input_for_dash(tmp_path, corpus) -> None:
+def test_mbr_command_reads_standard_input_for_dash() -> None:
     files = [str(EXAMPLES / n) for n in ("hyp.de", "hyp2.de", "ref2.de")]
     expected = run_cli(["mbr", "-i", *files, "-m", "bleu"])
     assert expected.exit_code == 0, expected.stderr

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from bleucli.errors import ConfigError, InputError, UsageError
 from bleucli.io import (
     TextSource,
-    decode_lines,
     read_file,
+    read_file_or_stdin,
     require_nonempty,
     split_multi_references,
 )
@@ -124,8 +124,8 @@ def load_systems(options: Options) -> list[TextSource]:
         return systems
     if sys.stdin is None or sys.stdin.isatty():
         raise ConfigError("no hypotheses: pass -i FILE or pipe them on standard input")
-    lines = decode_lines(sys.stdin.buffer.read(), "<stdin>", options.encoding)
-    stdin = TextSource("<stdin>", lines)
+    stdin = read_file_or_stdin("-", options.encoding)
+    lines = stdin.lines
     require_nonempty(stdin)
     width = len(lines[0].split("\t"))
     if width == 1:
