@@ -13,6 +13,24 @@ import sys
 from collections.abc import Sequence
 
 
+def terminal_columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size`` works it out ($COLUMNS, then the
+    terminal of stdout, else 80), without importing shutil: a bare interpreter has not
+    loaded it, and the fast path is here to stay light."""
+    import os
+
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
 def fast_answer(args: Sequence[str]) -> str | None:
     """The output of ``bleucli ARGS`` if it is a stored help text or the version, else None."""
     if len(args) != 1:
@@ -23,11 +41,9 @@ def fast_answer(args: Sequence[str]) -> str | None:
 
         return f"bleucli {__version__} ({ENGINE} engine)\n"
     if args[0] in ("-h", "--help"):
-        import shutil
-
         from bleucli._help import HELP
 
-        width = max(min(shutil.get_terminal_size().columns, 100) - 2, 50)  # as click does
+        width = max(min(terminal_columns(), 100) - 2, 50)  # as click does
         return HELP.get(width)
     return None
 

@@ -56,11 +56,15 @@ NOT_FOR_HELP = (
 )
 
 
-#: Runs ``bleucli ARGS`` in-process and reports every module it added to ``sys.modules``
-#: (what the interpreter and site had loaded before does not count).
+#: Runs ``bleucli ARGS`` in-process in a bare interpreter (``-I -S``: no site, no .pth files,
+#: no PYTHONSTARTUP) and reports every module it added to what that bare start had loaded.
+#: What the tests forbid is so measured against the same baseline in any environment: a
+#: site or .pth that happens to import shutil or logging at start-up hides nothing.
 PROBE = """
-import atexit, json, runpy, sys
+import sys
 before = set(sys.modules)
+sys.path[:0] = PATHS
+import atexit, json, runpy
 atexit.register(lambda: sys.stderr.write("\\nMODULES " + json.dumps(sorted(set(sys.modules) - before))))
 sys.argv = ["bleucli", *sys.argv[1:]]
 runpy.run_module("bleucli", run_name="__main__")
@@ -68,12 +72,13 @@ runpy.run_module("bleucli", run_name="__main__")
 
 
 def imported(*args: str) -> set[str]:
-    """The modules ``bleucli ARGS`` imports, in a fresh interpreter."""
+    """The modules ``bleucli ARGS`` imports, in a fresh bare interpreter."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("BLEUCLI_")}
-    env["PYTHONPATH"] = str(ROOT)
     env["BLEUCLI_CACHE"] = os.environ["BLEUCLI_CACHE"]
+    paths = [str(ROOT), *(path for path in sys.path if path)]  # site's paths, not its imports
+    probe = PROBE.replace("PATHS", repr(paths))
     proc = subprocess.run(
-        [sys.executable, "-c", PROBE, *args],
+        [sys.executable, "-I", "-S", "-c", probe, *args],
         capture_output=True,
         text=True,
         env=env,
