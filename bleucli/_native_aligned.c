@@ -846,6 +846,8 @@ static int bits_matches(Local *l, const uint32_t *ref, const Py_ssize_t *at, Py_
 static int clipped_matches(Local *l, const uint32_t *ref, const Py_ssize_t *at,
                            Py_ssize_t n_refs, const uint32_t *hyp, Py_ssize_t hyp_len,
                            Py_ssize_t orders, int bits, Py_ssize_t n_ids, Py_ssize_t *matches) {
+    if (orders <= 0) /* chrF with char_order=0 (or word_order=0): no n-grams, no tables */
+        return 0;
     if (l->sets_on && bits_fit(hyp_len, at, n_refs))
         return bits_matches(l, ref, at, n_refs, hyp, hyp_len, orders, n_ids, matches);
     return count_matches(l, ref, at, n_refs, hyp, hyp_len, orders, bits, matches);
@@ -1368,12 +1370,16 @@ PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
         return NULL;
     Engine e;
     memset(&e, 0, sizeof(e));
-    Py_ssize_t n = PyList_GET_SIZE(hyp_list), n_streams = PyList_GET_SIZE(stream_list);
     PyObject **hyps = NULL, **refs = NULL, **kept = NULL;
-    Py_ssize_t n_kept = 0;
+    Py_ssize_t n = 0, n_streams = 0, n_kept = 0;
     PyObject *result = NULL;
-    if (bleucli_batch_options(metric, options, flags & BATCH_TOK13A, &e.o) < 0 ||
-        bleucli_out_buffer(&out, n) < 0)
+    /* the options first: parsing them can run a caller's __index__ or __bool__, which may
+       change the lists; their sizes are read after the last Python code of the call */
+    if (bleucli_batch_options(metric, options, flags & BATCH_TOK13A, &e.o) < 0)
+        goto done;
+    n = PyList_GET_SIZE(hyp_list);
+    n_streams = PyList_GET_SIZE(stream_list);
+    if (bleucli_out_buffer(&out, n) < 0)
         goto done;
     if (threads < 1 || (flags & ~(BATCH_TOK13A | BATCH_LOWER | BATCH_NO_SETS | BATCH_GENERAL | BATCH_PLAIN))) {
         PyErr_SetString(PyExc_ValueError, "batch: threads must be at least 1, flags 0..31");

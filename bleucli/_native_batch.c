@@ -679,17 +679,29 @@ PyObject *bleucli_batch_pairwise(PyObject *self, PyObject *args) {
     Batch b;
     memset(&b, 0, sizeof(b));
     PyObject *result = NULL;
-    Py_ssize_t n_texts = PyList_GET_SIZE(text_list), n_groups4, n_members;
-    int64_t *kept = NULL;
+    Py_ssize_t n_texts = 0, n_groups4, n_members;
+    int64_t *kept = NULL, *own_members = NULL;
+    /* the options first: parsing them can run a caller's __index__ or __bool__, which may
+       change the list; its size is read after the last Python code of the call */
     if (bleucli_batch_options(metric, options, tok13a, &b.o) < 0 ||
         int64_buffer(&groups, &n_groups4, "groups") < 0 ||
         int64_buffer(&members, &n_members, "members") < 0)
         goto done;
+    n_texts = PyList_GET_SIZE(text_list);
     if (threads < 1 || n_groups4 % 4 != 0) {
         PyErr_SetString(PyExc_ValueError, "batch: threads >= 1, 4 numbers per group");
         goto done;
     }
-    b.members = members.buf;
+    /* a copy: a writable buffer (bytearray, numpy) could change after the check, while the
+       threads read it without the GIL */
+    own_members = PyMem_RawMalloc((size_t)(n_members + 1) * sizeof(int64_t));
+    if (own_members == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (n_members > 0)
+        memcpy(own_members, members.buf, (size_t)n_members * sizeof(int64_t));
+    b.members = own_members;
     for (Py_ssize_t i = 0; i < n_members; i++)
         if (b.members[i] < 0 || b.members[i] >= n_texts) {
             PyErr_Format(PyExc_ValueError, "batch: member %zd is out of range", i);
@@ -708,8 +720,9 @@ PyObject *bleucli_batch_pairwise(PyObject *self, PyObject *args) {
     Py_ssize_t rows_per_block = 0;
     for (Py_ssize_t g = 0; g < n_all; g++) {
         const int64_t *G = all + 4 * g;
-        if (G[0] < 0 || G[1] < 0 || G[2] < 0 || G[3] < 0 || G[0] + G[1] > n_members ||
-            G[2] + G[3] > n_members) {
+        /* each bound against what is left, so no sum can overflow */
+        if (G[0] < 0 || G[1] < 0 || G[2] < 0 || G[3] < 0 || G[0] > n_members ||
+            G[1] > n_members - G[0] || G[2] > n_members || G[3] > n_members - G[2]) {
             PyErr_Format(PyExc_ValueError, "batch: group %zd is out of range", g);
             goto done;
         }
@@ -757,6 +770,7 @@ PyObject *bleucli_batch_pairwise(PyObject *self, PyObject *args) {
 done:
     bleucli_release_objects(b.texts, n_texts);
     PyMem_RawFree(kept);
+    PyMem_RawFree(own_members);
     PyMem_RawFree(b.cell_at);
     PyMem_RawFree(b.block_at);
     PyBuffer_Release(&groups);

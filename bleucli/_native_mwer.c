@@ -14,7 +14,7 @@
  * bleucli/mwer.py is the specification.
  *
  * Memory: 4 bytes per (hypothesis word x reference line) plus two columns; the GIL is
- * released while the table is filled (the inputs are the caller's immutable bytes).
+ * released while the table is filled, over copies of the caller's buffers.
  */
 #include "_native.h"
 
@@ -105,6 +105,7 @@ PyObject *bleucli_mwer_segment(PyObject *self, PyObject *args) {
     Py_ssize_t n_lines;
     if (!PyArg_ParseTuple(args, "y*y*n:mwer_segment", &hyp, &rows, &n_lines)) return NULL;
     PyObject *result = NULL;
+    int32_t *own = NULL, *counts = NULL;
     Py_ssize_t n_hyp = hyp.len / (Py_ssize_t)sizeof(int32_t);
     Py_ssize_t n_rows = rows.len / (Py_ssize_t)sizeof(int32_t);
     if (hyp.len % (Py_ssize_t)sizeof(int32_t) || rows.len % (Py_ssize_t)sizeof(int32_t) ||
@@ -114,9 +115,19 @@ PyObject *bleucli_mwer_segment(PyObject *self, PyObject *args) {
                         "mwer_segment: int32 word ids, at least one word and one line");
         goto done;
     }
+    /* both inputs copied, then checked and used: a writable buffer (bytearray, numpy) could
+       be changed by another thread once the GIL is released */
+    counts = PyMem_Malloc((size_t)n_lines * sizeof(int32_t));
+    own = PyMem_Malloc((size_t)(n_hyp + n_rows) * sizeof(int32_t));
+    if (counts == NULL || own == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(own, hyp.buf, (size_t)n_hyp * sizeof(int32_t));
+    memcpy(own + n_hyp, rows.buf, (size_t)n_rows * sizeof(int32_t));
     {
         /* every line closed by exactly one boundary row, the last row closing the last */
-        const int32_t *r = (const int32_t *)rows.buf;
+        const int32_t *r = own + n_hyp;
         Py_ssize_t boundaries = 0;
         for (Py_ssize_t i = 0; i < n_rows; i++) boundaries += (r[i] == BOUNDARY);
         if (n_rows < 1 || boundaries != n_lines || r[n_rows - 1] != BOUNDARY) {
@@ -125,15 +136,9 @@ PyObject *bleucli_mwer_segment(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-    int32_t *counts = PyMem_Malloc((size_t)n_lines * sizeof(int32_t));
-    if (counts == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
     int status;
     Py_BEGIN_ALLOW_THREADS
-    status = segment((const int32_t *)hyp.buf, n_hyp, (const int32_t *)rows.buf, n_rows,
-                     n_lines, counts);
+    status = segment(own, n_hyp, own + n_hyp, n_rows, n_lines, counts);
     Py_END_ALLOW_THREADS
     if (status < 0) {
         PyErr_NoMemory();
@@ -145,8 +150,9 @@ PyObject *bleucli_mwer_segment(PyObject *self, PyObject *args) {
             else PyList_SET_ITEM(result, s, count);
         }
     }
-    PyMem_Free(counts);
 done:
+    PyMem_Free(counts);
+    PyMem_Free(own);
     PyBuffer_Release(&hyp);
     PyBuffer_Release(&rows);
     return result;

@@ -345,9 +345,15 @@ def match_metric(name: str, known: list[str], option: str) -> str:
     raise UsageError(f"{option} {name!r}: no such metric in the results; known: {choices}")
 
 
+#: The checks of ``bleucli gate``, each reported and counted on its own for every result.
+GATE_CHECKS = ("missing", "signature", "drop", "min-score")
+
+
 @dataclass
 class Check:
-    """One verdict of ``bleucli gate`` on one result (what its text, JSON and JUnit show)."""
+    """One verdict of ``bleucli gate``: one check (``GATE_CHECKS``) of one result (what its
+    text, JSON and JUnit show). A statistical pass of the drop check is that check's own
+    verdict: it never touches the floor or the signature."""
 
     metric: str
     test: str
@@ -358,11 +364,17 @@ class Check:
     delta: float | None
     detail: str = ""
     system: str = ""
+    check: str = "drop"  # one of GATE_CHECKS
 
     @property
     def label(self) -> str:
         text = f"{self.metric} ({self.test})" if self.test else self.metric
         return f"{self.system}: {text}" if self.system else text
+
+    @property
+    def name(self) -> str:
+        """The result and the check (a JUnit case name: unique in one gate run)."""
+        return f"{self.label} {self.check}"
 
     @property
     def key(self) -> tuple[str, str, str]:

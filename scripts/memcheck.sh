@@ -4,30 +4,41 @@
 #
 #   bash scripts/memcheck.sh                 # valgrind memcheck on the native tests
 #   bash scripts/memcheck.sh --asan          # an AddressSanitizer + UBSan build of the core
-#   bash scripts/memcheck.sh [--asan] tests/...   # other tests
+#   bash scripts/memcheck.sh --tsan          # a ThreadSanitizer build: data races of the threads
+#   bash scripts/memcheck.sh [--asan|--tsan] tests/...   # other tests
 #
 # valgrind: PYTHONMALLOC=malloc routes Python's allocations through malloc so that valgrind
 # sees them; only errors whose stack passes through the native module count.
 # --asan: the core is compiled with -fsanitize=address,undefined into a scratch copy of the
 # tree (the installed build is untouched) and the tests run there, with the sanitizer
 # runtime preloaded; any report aborts the run.
+# --tsan: the same with -fsanitize=thread, over the tests that run the threaded engines
+# (batch scoring with several threads, resegmentation); a race report fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=valgrind
-if [ "${1:-}" = "--asan" ]; then mode=asan; shift; fi
+case "${1:-}" in --asan) mode=asan; shift;; --tsan) mode=tsan; shift;; esac
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(tests/test_native.py tests/test_native_hostile.py
                                       tests/test_batch_scoring.py tests/metrics/test_bleu_worked.py
                                       tests/test_resegment.py tests/test_batch_engine.py)
 python=$(python3 -c 'import sys; print(sys.executable)')  # the interpreter, not a launcher
 
-if [ "$mode" = asan ]; then
+if [ "$mode" = asan ] || [ "$mode" = tsan ]; then
     command -v gcc >/dev/null || { echo "gcc is needed for the sanitizer build"; exit 2; }
     build=$(mktemp -d)
     trap 'rm -rf "$build"' EXIT
     cp -r bleucli tests examples testsets pyproject.toml "$build/"
     find "$build" -name '*.so' -delete
-    flags="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
+    if [ "$mode" = asan ]; then
+        flags="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
+        preload="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
+        name="AddressSanitizer/UBSan"
+    else
+        flags="-O1 -g -fno-omit-frame-pointer -fsanitize=thread"
+        preload="$(gcc -print-file-name=libtsan.so)"
+        name="ThreadSanitizer"
+    fi
     include=$("$python" -c "import sysconfig; print(sysconfig.get_paths()['include'])")
     suffix=$("$python" -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
     # the file list and hash of bleucli/native.py (the one list of the core's sources)
@@ -41,18 +52,18 @@ print(f'{zlib.crc32(data):08x}-{len(data)}')" $sources)
     gcc $flags -std=c99 -shared -fPIC -I"$include" -DBLEUCLI_SOURCE_HASH="\"$hash\"" \
         -pthread $c_files \
         -o "$build/bleucli/_native$suffix" -lm
-    preload="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
-    # Python's own allocations are leaks to LeakSanitizer (interned objects live forever)
-    export BLEUCLI_MEMCHECK=asan ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
-        UBSAN_OPTIONS=print_stacktrace=1 LD_PRELOAD="$preload" PYTHONPATH="$build" \
-        PYTHONMALLOC=malloc HYPOTHESIS_PROFILE=memcheck
+    # Python's own allocations are leaks to LeakSanitizer (interned objects live forever);
+    # the interpreter is not instrumented, so TSan reports only races the core takes part in
+    export BLEUCLI_MEMCHECK=$mode ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+        UBSAN_OPTIONS=print_stacktrace=1 TSAN_OPTIONS=halt_on_error=1:abort_on_error=1:report_signal_unsafe=0 \
+        LD_PRELOAD="$preload" PYTHONPATH="$build" PYTHONMALLOC=malloc HYPOTHESIS_PROFILE=memcheck
     cd "$build"  # the scratch copy is what gets imported
     "$python" -c "import bleucli._native as n; assert n.__file__.startswith('$build'), n.__file__; \
 from bleucli.native import ENGINE; assert ENGINE == 'native', ENGINE" \
         || { echo "memcheck: the sanitizer build could not be loaded"; exit 1; }
     "$python" -m pytest -q -p no:cacheprovider "${targets[@]}" \
-        || { echo "memcheck: the tests failed under AddressSanitizer/UBSan"; exit 1; }
-    echo "memcheck: no sanitizer reports in the compiled core"
+        || { echo "memcheck: the tests failed under $name"; exit 1; }
+    echo "memcheck: no $name reports in the compiled core"
     exit 0
 fi
 

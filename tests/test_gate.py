@@ -41,7 +41,13 @@ def test_pass_on_identical_scores(tmp_path, baseline) -> None:
     proc = gate(tmp_path, score(tmp_path, "now.json", REF, "-i", HYP))
     assert proc.returncode == 0
     out = proc.stdout.decode().splitlines()
-    assert out[0].startswith("PASS BLEU ") and out[-1] == "gate passed: 3 passed, 0 failed"
+    # each metric: its signature and its drop, two checks of their own
+    assert [line.split(":")[0] for line in out[:-1]] == [
+        f"PASS {metric} {check}"
+        for metric in ("BLEU", "chrF2", "TER")
+        for check in ("signature", "drop")
+    ]
+    assert out[-1] == "gate passed: 6 passed, 0 failed"
 
 
 def test_fail_by_tolerance_with_per_metric_override(tmp_path, baseline) -> None:
@@ -100,12 +106,14 @@ def test_json_junit_and_github_annotations(tmp_path, baseline) -> None:
     text = proc.stdout.decode()
     report = json.loads(text[: text.index("\n::error")])
     assert report["passed"] is False
-    assert {c["reason"] for c in report["checks"]} == {"signature"}
-    assert "::error title=bleucli gate: BLEU::signature" in text
+    assert {(c["check"], c["reason"]) for c in report["checks"]} == {("signature", "signature")}
+    assert "::error title=bleucli gate: BLEU signature::signature" in text
     root = ET.parse(tmp_path / "report.xml").getroot()
     suite = root.find("testsuite")
     assert suite is not None and suite.get("tests") == "3" and suite.get("failures") == "3"
     assert len(suite.findall("testcase/failure")) == 3
+    names = [case.get("name") for case in suite.findall("testcase")]
+    assert names == ["BLEU signature", "chrF2 signature", "TER signature"]
 
 
 def test_bad_input_exits_1(tmp_path) -> None:
@@ -204,3 +212,55 @@ def test_statistical_gate_refuses_files_that_do_not_match_the_results(tmp_path) 
     mismatch = _stat_gate(tmp_path, base, now, HYP, str(short), "--refs", REF)
     assert mismatch.returncode == 1
     assert b"short.de: 3 lines, but the references have 30" in mismatch.stderr
+
+
+def test_every_check_is_its_own_verdict(tmp_path, baseline) -> None:
+    """A drop and a missed floor of one metric are two FAIL lines and two JUnit failures;
+    a kept floor is a PASS line of its own."""
+    worse = _variant(
+        tmp_path, "worse.de", lambda lines: [line.replace("Der ", "Die ") for line in lines]
+    )
+    current = score(tmp_path, "now.json", REF, "-i", str(worse))
+    proc = gate(
+        tmp_path, current, "--tolerance", "0.1", "--min-score", "BLEU=99", "--min-score",
+        "chrF2=1", "--junit", "report.xml",
+    )  # fmt: skip
+    lines = proc.stdout.decode().splitlines()
+    verdicts = {line.split(":")[0] for line in lines[:-1]}
+    assert proc.returncode == 3
+    assert {"FAIL BLEU drop", "FAIL BLEU min-score", "PASS chrF2 min-score"} <= verdicts
+    assert "PASS BLEU signature" in verdicts
+    failed = sum(line.startswith("FAIL") for line in lines)
+    assert lines[-1] == f"gate failed: {len(lines) - 1 - failed} passed, {failed} failed"
+    suite = ET.parse(tmp_path / "report.xml").getroot().find("testsuite")
+    assert suite is not None and int(suite.get("failures")) == failed
+    failing = {
+        case.get("name") for case in suite.findall("testcase") if case.find("failure") is not None
+    }
+    assert {"BLEU drop", "BLEU min-score"} <= failing
+
+
+def test_a_statistical_pass_of_the_drop_never_passes_a_missed_floor(tmp_path) -> None:
+    """The issue's case: a drop that is noise passes as not significant, but the current
+    score is under --min-score, and that check fails on its own (exit 3)."""
+    base = score(tmp_path, "base.json", REF, "-i", HYP)
+    slightly = _variant(
+        tmp_path, "slightly.de", lambda lines: [lines[0].rsplit(" ", 1)[0]] + lines[1:]
+    )
+    now = score(tmp_path, "now.json", REF, "-i", str(slightly))
+    current_bleu = next(r["score"] for r in json.loads(now.read_text()) if r["name"] == "BLEU")
+    floor = f"BLEU={current_bleu + 1}"
+    proc = _stat_gate(
+        tmp_path, base, now, HYP, str(slightly), "--refs", REF, "--tolerance", "0.1",
+        "--min-score", floor, "-f", "json",
+    )  # fmt: skip
+    assert proc.returncode == 3, proc.stdout.decode() + proc.stderr.decode()
+    checks = {(c["metric"], c["check"]): c for c in json.loads(proc.stdout)["checks"]}
+    assert checks["BLEU", "drop"]["status"] == "pass"
+    assert checks["BLEU", "drop"]["reason"] == "not-significant"
+    assert checks["BLEU", "min-score"]["status"] == "fail"
+    assert "minimum is" in checks["BLEU", "min-score"]["detail"]
+    kept = _stat_gate(
+        tmp_path, base, now, HYP, str(slightly), "--refs", REF, "--min-score", "BLEU=1"
+    )
+    assert kept.returncode == 0, kept.stdout.decode()

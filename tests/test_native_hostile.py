@@ -244,3 +244,167 @@ def test_ter_accepts_sparse_word_ids() -> None:
     )
     with pytest.raises(ValueError, match="non-negative"):
         native.ter_edits([-3], [1])
+
+
+# -- callers that change their arguments, extreme options (each case crashed once) ----------
+
+
+def run_isolated(code: str) -> str:
+    """``code`` in a fresh interpreter on this tree: a crash of the compiled core fails the
+    test (with the signal) instead of taking the test run down."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert proc.returncode == 0, f"exit {proc.returncode}: {proc.stderr[-2000:]}"
+    return proc.stdout
+
+
+#: chrF options at their limits (orders of 0, beta 0, up to SacreBLEU's largest in use).
+CHRF_LIMITS = [
+    {"char_order": 0, "word_order": 2},
+    {"char_order": 0, "word_order": 1},
+    {"char_order": 1, "word_order": 0},
+    {"char_order": 0, "word_order": 6, "beta": 0},
+    {"char_order": 6, "word_order": 0, "beta": 0},
+    {"char_order": 20, "word_order": 6, "beta": 1, "lowercase": True, "whitespace": True},
+    {"char_order": 0, "word_order": 2, "eps_smoothing": True},
+]
+
+
+@pytest.mark.parametrize("options", CHRF_LIMITS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_chrf_options_at_their_limits_equal_sacrebleu_everywhere(options) -> None:
+    """chrF with a zero order (``char_order=0`` crashed the aligned engine: its tables were
+    grown to nothing and then written) through every public batch path, twice on one
+    thread (the second job overflowed the heap), against SacreBLEU's sentence scores."""
+    code = f"""
+import json
+from sacrebleu.metrics import CHRF
+from bleucli.batch import mbr, pairwise, sentence_scores
+from bleucli.rewards import reward
+options = {options!r}
+hyps = ["a b", "the cat sat on the mat", "x", "", "Der Hund bellt laut ."]
+refs = ["a c", "the cat is on the mat", "y z", "w", "der Hund bellt ."]
+oracle = CHRF(**options)
+want = [oracle.sentence_score(h, [r]).score for h, r in zip(hyps, refs)]
+got = [sentence_scores("chrf", hyps, [refs], threads=t, **options).tolist() for t in (1, 2, 1)]
+grid = pairwise("chrf", [hyps], [refs], **options)[0]
+cross = [[oracle.sentence_score(h, [r]).score for r in refs] for h in hyps]
+rewarded = reward("chrf", **options)(hyps, references=refs)
+chosen = mbr([hyps], "chrf", **options).best
+among = [[oracle.sentence_score(h, [r]).score for r in hyps] for h in hyps]
+print(json.dumps([want, got, grid.tolist(), cross, rewarded, chosen, among]))
+"""
+    want, got, grid, cross, rewarded, chosen, among = json.loads(run_isolated(code))
+    assert got == [want, want, want]
+    assert grid == cross
+    assert rewarded == want
+    utilities = [sum(row[k] for k in range(len(row)) if k != i) for i, row in enumerate(among)]
+    assert chosen == [utilities.index(max(utilities))]
+
+
+@needs_native
+@pytest.mark.parametrize("entry", ["batch_aligned", "batch_pairwise"])
+def test_lists_emptied_while_the_options_are_parsed(entry) -> None:
+    """An option whose ``__index__`` empties the caller's lists: the engines read the list
+    sizes after the options (they read items up to the old length before)."""
+    code = f"""
+import numpy as np
+from bleucli.native import native
+texts = [f"the cat {{i}} sat on the mat" for i in range(2000)]
+hyps, refs = list(texts), list(texts)
+class Order:
+    def __index__(self):
+        hyps.clear(); texts.clear()  # (an emptied reference stream is caught as too short)
+        return 4
+options = (Order(), 0, True, 0.0)
+if {entry!r} == "batch_aligned":
+    out = np.zeros(2000)
+    try:
+        native.batch_aligned(0, hyps, [refs], options, 0, 1, out)
+    except ValueError as err:
+        print("refused:", err)
+else:
+    groups = np.array([0, 1000, 1000, 1000], dtype=np.int64)
+    members = np.arange(2000, dtype=np.int64)
+    out = np.zeros(1000 * 1000)
+    try:
+        native.batch_pairwise(0, texts, groups, members, options, False, 1, out)
+    except ValueError as err:
+        print("refused:", err)
+"""
+    assert run_isolated(code).startswith("refused: batch:")
+
+
+@needs_native
+def test_pairwise_group_bounds_cannot_overflow() -> None:
+    """A group whose start plus length overflows int64 is refused (the sum wrapped and the
+    check passed, and the engine read wild memory)."""
+    code = """
+import numpy as np
+from bleucli.native import native
+members = np.array([0, 1], dtype=np.int64)
+for group in ([2**63 - 1, 1, 0, 1], [0, 1, 2**63 - 1, 1], [1, 2**63 - 1, 0, 1]):
+    try:
+        native.batch_pairwise(0, ["a b", "a c"], np.array(group, dtype=np.int64), members,
+                              (4, 0, True, 0.0), False, 1, np.zeros(1))
+    except ValueError as err:
+        print(err)
+"""
+    assert run_isolated(code).splitlines() == ["batch: group 0 is out of range"] * 3
+
+
+@needs_native
+def test_writable_buffers_are_copied_before_the_gil_is_released() -> None:
+    """Another thread writing into the caller's buffers while the engines run without the
+    GIL changes nothing: the boundary rows of mwer_segment (``-1``s written into them made
+    it write past its table) and the members of batch_pairwise are copies."""
+    code = """
+import threading
+import numpy as np
+from bleucli.native import native
+hyp = np.arange(400, dtype=np.int32) % 37
+rows = np.concatenate([np.append(np.arange(k, k + 20) % 37, -1) for k in range(0, 400, 20)]).astype(np.int32)
+want = native.mwer_segment(hyp.tobytes(), rows.tobytes(), 20)
+stop = threading.Event()
+def scribble(buffer, value):
+    while not stop.is_set():
+        buffer[:] = value
+        buffer[:] = saved[id(buffer)]
+saved = {}
+results = []
+for _ in range(30):
+    mutable = bytearray(rows.tobytes())
+    view = np.frombuffer(mutable, dtype=np.int32)
+    saved[id(view)] = view.copy()
+    stop.clear()
+    thread = threading.Thread(target=scribble, args=(view, -1))
+    thread.start()
+    try:
+        results.append(native.mwer_segment(hyp.tobytes(), mutable, 20))
+    except ValueError:
+        results.append(None)  # the scribbler won before the copy: a clean refusal
+    stop.set()
+    thread.join()
+assert all(r in (want, None) for r in results), results
+texts = [f"w{i} x y" for i in range(50)]
+members = np.arange(50, dtype=np.int64)
+groups = np.array([0, 25, 25, 25], dtype=np.int64)
+base = np.zeros(625)
+native.batch_pairwise(0, texts, groups, members, (4, 0, True, 0.0), False, 2, base)
+saved[id(members)] = members.copy()
+stop.clear()
+thread = threading.Thread(target=scribble, args=(members, 10**9))
+thread.start()
+for _ in range(30):
+    out = np.zeros(625)
+    try:
+        native.batch_pairwise(0, texts, groups, members, (4, 0, True, 0.0), False, 2, out)
+    except ValueError:
+        continue
+    assert (out == base).all()
+stop.set()
+thread.join()
+print("ok")
+"""
+    assert run_isolated(code).strip() == "ok"

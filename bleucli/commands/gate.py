@@ -143,95 +143,84 @@ def run_checks(
     tolerances: dict[str, float],
     min_scores: dict[str, float],
 ) -> list[Check]:
-    checks = []
+    """Every check of every result, each its own verdict: a missing result; for one in both
+    files, its signature and (when the signatures agree, so the numbers compare) its drop;
+    for every current result with a floor, the floor."""
     finite(tolerance, "--tolerance", 0.0)
-
-    def below_floor(record: ScoreRecord) -> str | None:
-        floor = min_scores.get(record.metric)
-        if floor is None:
-            return None
-        if record.score > floor if record.lower_is_better else record.score < floor:
-            return f"{'maximum' if record.lower_is_better else 'minimum'} is {floor:g}"
-        return None
-
+    checks = []
     for key, base in baseline.items():
         system, metric, test = key
         now = current.get(key)
-        old = base.score
         if now is None:
             checks.append(
-                Check(metric, test, "fail", "missing", old, None, None, "no current result", system)
-            )
-            continue
-        new = now.score
-        delta = round(new - old, 10)
-        old_sig = signature_fields(comparable_signature(base.signature))
-        new_sig = signature_fields(comparable_signature(now.signature))
-        if old_sig != new_sig:
-            changed = [
-                f"{k}:{old_sig.get(k, '-')} -> {k}:{new_sig.get(k, '-')}"
-                for k in sorted(set(old_sig) | set(new_sig))
-                if old_sig.get(k) != new_sig.get(k)
-            ]
-            checks.append(
                 Check(
-                    metric,
-                    test,
-                    "fail",
-                    "signature",
-                    old,
-                    new,
-                    delta,
-                    "signature differs: " + ", ".join(changed),
-                    system,
+                    metric, test, "fail", "missing", base.score, None, None,
+                    "no current result", system, "missing",
                 )
-            )
+            )  # fmt: skip
             continue
-        allowed = tolerances.get(metric, tolerance)
-        worse = delta if base.lower_is_better else -delta
-        if worse > allowed + 1e-12:
-            checks.append(
-                Check(
-                    metric,
-                    test,
-                    "fail",
-                    "drop",
-                    old,
-                    new,
-                    delta,
-                    f"worse by {worse:.4g} (tolerance {allowed:g})",
-                    system,
-                )
-            )
-            continue
-        floor = below_floor(now)
-        if floor:
-            checks.append(Check(metric, test, "fail", "min-score", old, new, delta, floor, system))
-            continue
-        checks.append(Check(metric, test, "pass", "ok", old, new, delta, system=system))
+        signature = signature_check(base, now)
+        checks.append(signature)
+        if signature.status == "pass":
+            checks.append(drop_check(base, now, tolerances.get(metric, tolerance)))
     for key, now in current.items():
+        system, metric, test = key
         if key not in baseline:
-            system, metric, test = key
-            floor = below_floor(now)
-            if floor:
-                checks.append(
-                    Check(metric, test, "fail", "min-score", None, now.score, None, floor, system)
+            checks.append(
+                Check(
+                    metric, test, "pass", "new", None, now.score, None,
+                    "not in the baseline", system, "drop",
                 )
-            else:
-                checks.append(
-                    Check(
-                        metric,
-                        test,
-                        "pass",
-                        "new",
-                        None,
-                        now.score,
-                        None,
-                        "not in the baseline",
-                        system,
-                    )
-                )
+            )  # fmt: skip
+        if metric in min_scores:
+            old = baseline[key].score if key in baseline else None
+            checks.append(floor_check(now, old, min_scores[metric]))
     return checks
+
+
+def signature_check(base: ScoreRecord, now: ScoreRecord) -> Check:
+    """Both results computed alike: every signature field but ``version`` the same."""
+    system, metric, test = now.key
+    delta = round(now.score - base.score, 10)
+    old_sig = signature_fields(comparable_signature(base.signature))
+    new_sig = signature_fields(comparable_signature(now.signature))
+    if old_sig == new_sig:
+        return Check(
+            metric, test, "pass", "ok", base.score, now.score, delta, "", system, "signature"
+        )
+    changed = [
+        f"{k}:{old_sig.get(k, '-')} -> {k}:{new_sig.get(k, '-')}"
+        for k in sorted(set(old_sig) | set(new_sig))
+        if old_sig.get(k) != new_sig.get(k)
+    ]
+    detail = "signature differs: " + ", ".join(changed) + " (the scores are not compared)"
+    return Check(
+        metric, test, "fail", "signature", base.score, now.score, delta, detail, system, "signature"
+    )
+
+
+def drop_check(base: ScoreRecord, now: ScoreRecord, allowed: float) -> Check:
+    """Not worse than the baseline by more than ``allowed`` (TER is better when lower)."""
+    system, metric, test = now.key
+    delta = round(now.score - base.score, 10)
+    worse = delta if base.lower_is_better else -delta
+    if worse > allowed + 1e-12:
+        detail = f"worse by {worse:.4g} (tolerance {allowed:g})"
+        return Check(
+            metric, test, "fail", "drop", base.score, now.score, delta, detail, system, "drop"
+        )
+    return Check(metric, test, "pass", "ok", base.score, now.score, delta, "", system, "drop")
+
+
+def floor_check(now: ScoreRecord, old: float | None, floor: float) -> Check:
+    """``--min-score``: at least the floor (for TER, an error rate: at most it)."""
+    system, metric, test = now.key
+    delta = None if old is None else round(now.score - old, 10)
+    kind = "maximum" if now.lower_is_better else "minimum"
+    missed = now.score > floor if now.lower_is_better else now.score < floor
+    status, reason = ("fail", "min-score") if missed else ("pass", "ok")
+    detail = f"{kind} is {floor:g}" + (" (missed)" if missed else "")
+    return Check(metric, test, status, reason, old, now.score, delta, detail, system, "min-score")
 
 
 def render_text(checks: list[Check]) -> str:
@@ -241,7 +230,7 @@ def render_text(checks: list[Check]) -> str:
         new = "-" if c.current is None else f"{c.current:g}"
         delta = "" if c.delta is None else f" ({c.delta:+g})"
         detail = f": {c.detail}" if c.detail else ""
-        lines.append(f"{c.status.upper()} {c.label} {old} -> {new}{delta}{detail}")
+        lines.append(f"{c.status.upper()} {c.name}: {old} -> {new}{delta}{detail}")
     failed = sum(c.status == "fail" for c in checks)
     lines.append(
         f"gate {'failed' if failed else 'passed'}: {len(checks) - failed} passed, {failed} failed"
@@ -259,7 +248,7 @@ def render_json(checks: list[Check]) -> str:
 def github_annotations(checks: list[Check]) -> str:
     """Workflow commands GitHub Actions turns into annotations on the run."""
     return "\n".join(
-        f"::error title=bleucli gate: {c.label}::{c.reason}: {c.detail}"
+        f"::error title=bleucli gate: {c.name}::{c.reason}: {c.detail}"
         for c in checks
         if c.status == "fail"
     )
@@ -273,7 +262,7 @@ def write_junit(checks: list[Check], path: str) -> None:
         "testsuite", name="bleucli gate", tests=str(len(checks)), failures=str(failed), errors="0"
     )
     for c in checks:
-        case = ET.SubElement(suite, "testcase", classname="bleucli.commands.gate", name=c.label)
+        case = ET.SubElement(suite, "testcase", classname="bleucli.commands.gate", name=c.name)
         if c.status == "fail":
             failure = ET.SubElement(
                 case, "failure", message=f"{c.reason}: {c.detail}", type=c.reason

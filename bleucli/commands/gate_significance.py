@@ -4,7 +4,9 @@ A drop beyond the tolerance can be noise on a small test set. Given the baseline
 and the current system's translations, every ``drop`` check is re-examined with the paired
 bootstrap test (SacreBLEU's, seeded by ``BLEUCLI_SEED``) under the metric the result's
 signature describes: if the p-value is above ``alpha`` the check passes as
-``not-significant``; otherwise it keeps failing, with the p-value in its detail.
+``not-significant``; otherwise it keeps failing, with the p-value in its detail. Only the drop
+check is re-examined: a missed floor, a signature change or a missing result fails whatever
+the test says.
 
 Both translation files are first scored and must reproduce the scores in the JSON results,
 so that a wrong file cannot silently decide the gate.
@@ -13,6 +15,7 @@ so that a wrong file cannot silently decide the gate.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from bleucli.errors import ConfigError, InputError, UsageError
@@ -88,7 +91,7 @@ def apply_significance(
     _, seed = seed_from_environment()
     out = []
     for check in checks:
-        if check.reason != "drop":
+        if check.check != "drop" or check.reason != "drop":  # only a failed drop is retried
             out.append(check)
             continue
         now = current[check.key]
@@ -106,33 +109,11 @@ def apply_significance(
         result = paired_bootstrap(metric, base_rows, now_rows, n_samples, seed or None)
         p = result.p_value
         if p is not None and p > alpha:
-            out.append(
-                Check(
-                    check.metric,
-                    check.test,
-                    "pass",
-                    "not-significant",
-                    check.baseline,
-                    check.current,
-                    check.delta,
-                    f"{check.detail}, but not significant: p = {p:.4f} > {alpha:g}",
-                    check.system,
-                )
-            )
+            detail = f"{check.detail}, but not significant: p = {p:.4f} > {alpha:g}"
+            out.append(replace(check, status="pass", reason="not-significant", detail=detail))
         else:
-            out.append(
-                Check(
-                    check.metric,
-                    check.test,
-                    "fail",
-                    "drop",
-                    check.baseline,
-                    check.current,
-                    check.delta,
-                    f"{check.detail}; significant: p = {p:.4f} <= {alpha:g}",
-                    check.system,
-                )
-            )
+            detail = f"{check.detail}; significant: p = {p:.4f} <= {alpha:g}"
+            out.append(replace(check, detail=detail))
     return out
 
 
