@@ -272,7 +272,9 @@ CHRF_LIMITS = [
 ]
 
 
-@pytest.mark.parametrize("options", CHRF_LIMITS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+@pytest.mark.parametrize(
+    "options", CHRF_LIMITS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items())
+)
 def test_chrf_options_at_their_limits_equal_sacrebleu_everywhere(options) -> None:
     """chrF with a zero order (``char_order=0`` crashed the aligned engine: its tables were
     grown to nothing and then written) through every public batch path, twice on one
