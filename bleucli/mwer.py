@@ -60,28 +60,36 @@ def _words_13a(text: str) -> list[str]:
     return split_western_punctuation(f" {text} ").split()
 
 
+#: mweralign's words: what C++'s ``>>`` reads, split at ASCII whitespace only. A no-break
+#: space (``820\xa0000``, French ``«\xa0»``) stays inside its word, as in mweralign; splitting
+#: there too (``str.split``) changed the segments of 280 of WMT22's 89,812 system segments.
+_MWER_WORD = re.compile(r"[^ \t\n\v\f\r]+")
+
+
+def _words_none(text: str) -> list[str]:
+    """Words between ASCII whitespace, as ``mweralign -m none`` reads them."""
+    return _MWER_WORD.findall(text)
+
+
 #: Alignment tokenisers (``--resegment-tokenize``): text -> its tokens, which are, in order,
 #: consecutive non-space pieces of the text (so each keeps its place: :func:`spans`).
 TOKENIZERS: dict[str, Callable[[str], list[str]]] = {
-    "none": str.split,
+    "none": _words_none,
     "13a": _words_13a,
     "char": _words_char,
 }
 
 
-_NON_SPACE = re.compile(r"\S+")
-
-
 def spans(text: str, tokens: Sequence[str], tokenize: str = "") -> list[Span]:
     """Where each token of ``text`` (by ``tokenize``, or any of them) starts and ends."""
     if tokenize == "none":
-        return [m.span() for m in _NON_SPACE.finditer(text)]
+        return [m.span() for m in _MWER_WORD.finditer(text)]
     if tokenize == "char":
         return [(i, i + 1) for i, c in enumerate(text) if not c.isspace()]
     out: list[Span] = []
     position = 0
     for token in tokens:
-        while text[position].isspace():
+        while not text.startswith(token, position):  # the separators before it
             position += 1
         out.append((position, position + len(token)))
         position += len(token)

@@ -8,6 +8,7 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -56,7 +57,7 @@ lines = st.lists(words, min_size=0, max_size=6).map(" ".join)
 def engine_counts(refs: list[str], hyp_tokens: list[str]) -> list[int]:
     """mweralign's own segmentation of the tokens, as segment lengths."""
     out = oracle().align_texts("\n".join(refs), " ".join(hyp_tokens), is_tokenized=False)
-    return [len(line.split()) for line in out.split("\n")]
+    return [len(mwer.TOKENIZERS["none"](line)) for line in out.split("\n")]  # its words
 
 
 def tokens(text: str, tokenize: str) -> list[str]:
@@ -123,6 +124,105 @@ def test_the_command_matches_the_mweralign_cli_with_document_ids(tmp_path) -> No
     assert result.exit_code == 0, result.stderr
     theirs = out.read_text(encoding="utf-8").splitlines()
     assert [line.split() for line in result.stdout.splitlines()] == [t.split() for t in theirs]
+
+
+#: Eight WMT22 documents (uk-en ALMAnaCH-Inria, en-hr Lan-Bridge; tests/data/reseg-wmt22/
+#: README.md) whose segments once differed from mweralign's, with its own output per
+#: tokenisation (``mweralign -m none`` on the text, and on the 13a and char tokens).
+WMT22 = Path(__file__).parent / "data" / "reseg-wmt22"
+
+
+def _lines(path) -> list[str]:
+    return path.read_text(encoding="utf-8").split("\n")[:-1]
+
+
+@pytest.mark.parametrize("tokenize", ["none", "13a", "char"])
+def test_real_documents_segment_as_mweralign(tokenize: str) -> None:
+    """Long real documents with no-break spaces inside numbers (``820\xa0000``), which
+    mweralign keeps inside a word, and many equal-cost boundaries: the same tokens in every
+    segment as mweralign 1.4.1's stored output."""
+    refs, ids = _lines(WMT22 / "ref.txt"), _lines(WMT22 / "docids.txt")
+    hyps = _lines(WMT22 / "hyp.doc.txt")
+    theirs = [
+        line.split(" ") if line else [] for line in _lines(WMT22 / f"mweralign-{tokenize}.txt")
+    ]
+    split = mwer.TOKENIZERS[tokenize]
+    ours: list[list[str]] = []
+    for document, hyp in zip(dict.fromkeys(ids), hyps):
+        lines = [r for r, d in zip(refs, ids) if d == document]
+        tokens_ = split(hyp)
+        position = 0
+        for count in mwer.align_counts(tokens_, [split(line) for line in lines]):
+            ours.append(tokens_[position : position + count])
+            position += count
+    assert [[w for w in line if w] for line in theirs] == ours
+    if tokenize != "13a":  # 13a's rules read context: a segment alone can tokenise otherwise
+        segments = mwer.resegment(hyps, refs, docids=ids, tokenize=tokenize)
+        assert [split(segment) for segment in segments] == ours
+
+
+@pytest.mark.skipif(shutil.which("mweralign") is None, reason="the mweralign CLI is not on PATH")
+def test_the_stored_real_sample_is_what_mweralign_prints(tmp_path) -> None:
+    """The stored oracle is mweralign's own output (and the command's output equals it)."""
+    out = tmp_path / "mw.txt"
+    args = ["-r", WMT22 / "ref.txt", "-t", WMT22 / "hyp.doc.txt", "-d", WMT22 / "docids.txt"]
+    subprocess.run(
+        ["mweralign", *map(str, args), "-m", "none", "-o", str(out)],
+        check=True,
+        capture_output=True,
+    )
+    assert out.read_text(encoding="utf-8") == (WMT22 / "mweralign-none.txt").read_text(
+        encoding="utf-8"
+    )
+    result = run_cli(["resegment", *map(str, args[1::2][:1]), "-i", str(WMT22 / "hyp.doc.txt"),
+                      "--docids", str(WMT22 / "docids.txt"), "--tokenize", "none"])  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines() == [line.rstrip(" ") for line in _lines(out)]
+
+
+def test_a_no_break_space_stays_inside_a_word_as_in_mweralign() -> None:
+    assert mwer.TOKENIZERS["none"]("820\xa0000 ljudi\u3000x\ty") == [
+        "820\xa0000",
+        "ljudi\u3000x",
+        "y",
+    ]
+    assert mwer.TOKENIZERS["13a"]("820\xa0000 ljudi") == ["820", "000", "ljudi"]
+
+
+#: Words the references never hold: what a system adds at a boundary is a tie between the
+#: end of one segment and the start of the next.
+JUNK = st.sampled_from(["zz", "qq", "Zz", "x\xa0y", "7"])
+
+
+@st.composite
+def tied_documents(draw):
+    """A long document: 15-40 reference lines from a tiny vocabulary (repeated words make
+    equal-cost alignments everywhere) and a hypothesis that copies them with words dropped,
+    changed and added, most of all around the line boundaries."""
+    vocabulary = st.sampled_from(["a", "b", "the", "The", "cat.", "1.5", "x,y", "Öl", "猫"])
+    refs = draw(st.lists(st.lists(vocabulary, min_size=1, max_size=8), min_size=15, max_size=40))
+    hyp: list[str] = []
+    for line in refs:
+        for word in line:
+            action = draw(st.sampled_from(["keep"] * 5 + ["drop", "change", "add"]))
+            if action == "keep":
+                hyp.append(word)
+            elif action == "change":
+                hyp.append(draw(vocabulary))
+            elif action == "add":
+                hyp.extend([word, draw(JUNK)])
+        hyp.extend(draw(st.lists(JUNK, max_size=3)))  # at the boundary
+    return [" ".join(line) for line in refs], hyp or ["zz"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(document=tied_documents(), tokenize=st.sampled_from(["none", "13a", "char"]))
+def test_long_documents_full_of_boundary_ties_segment_as_mweralign(document, tokenize) -> None:
+    refs, hyp = document
+    split = mwer.TOKENIZERS[tokenize]
+    hyp_tokens = split(" ".join(hyp))
+    expected = engine_counts([" ".join(split(line)) for line in refs], hyp_tokens)
+    assert mwer.align_counts(hyp_tokens, [split(line) for line in refs]) == expected
 
 
 @settings(max_examples=80, deadline=None)
