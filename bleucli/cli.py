@@ -482,6 +482,10 @@ def command(ctx: click.Context, **params: Any) -> None:
 
     with offline_mode(options.offline):  # test sets and SentencePiece models alike
         output = run(options)
+    if output and options.fmt == "html":
+        from bleucli.analysis.page import output_page
+
+        output = output_page("bleucli scores", output)
     if output:
         click.echo(output)
 
@@ -510,7 +514,12 @@ def report_command(results: tuple[str, ...], fmt: str, width: int) -> None:
     """
     from bleucli.commands.report import ReportRequest, build_report
 
-    click.echo(build_report(ReportRequest(list(results), fmt, check_width(width))))
+    output = build_report(ReportRequest(list(results), fmt, check_width(width)))
+    if fmt == "html":
+        from bleucli.analysis.page import output_page
+
+        output = output_page("bleucli report", output)
+    click.echo(output)
 
 
 @click.command(

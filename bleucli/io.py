@@ -22,10 +22,12 @@ if TYPE_CHECKING:
 
 @dataclass
 class TextSource:
-    """A named stream of lines: ``name`` is what error messages call it (a path or ``<stdin>``)."""
+    """A named stream of lines: ``name`` is what error messages call it (a path or ``<stdin>``);
+    ``named`` says the user chose the name (``NAME:FILE``), so displays keep it as given."""
 
     name: str
     lines: list[str]
+    named: bool = False
 
 
 def check_encoding(encoding: str) -> None:

@@ -90,10 +90,17 @@ class Comparison:
 
 @dataclass
 class Analysis:
-    systems: list[str]
+    systems: list[str]  # display names (analysis.names)
     tables: list[Table]
     comparisons: list[Comparison]
     signatures: dict[str, str]
+    files: list[str] = field(default_factory=list)  # what each system was read from
+
+    def key(self) -> list[tuple[str, str]]:
+        """(display name, file) where they differ: listed once beside the tables."""
+        from bleucli.analysis.names import key
+
+        return key(self.systems, self.files or self.systems)
 
     def record(self) -> dict[str, Any]:
         def example(e: Example) -> dict[str, Any]:
@@ -108,6 +115,7 @@ class Analysis:
 
         return {
             "systems": self.systems,
+            "files": self.files or self.systems,
             "signatures": self.signatures,
             "tables": [t.record() for t in self.tables],
             "examples": [
@@ -162,8 +170,10 @@ class Inputs:
         words: Any,
         sources: list[str] | None = None,
         signatures: dict[str, str] | None = None,
+        files: list[str] | None = None,
     ) -> None:
         self.names, self.outputs, self.references = names, outputs, references
+        self.files = files or list(names)  # names are display names; files what was read
         self.metrics = dict(sorted(metrics.items()))
         self.words = words  # str -> list of tokens
         self.sources = sources
@@ -461,7 +471,7 @@ def analyze(
         tables.append(ngram_differences(inputs, other, top))
         comparisons.append(examples(inputs, chosen, other, top))
         step()
-    return Analysis(inputs.names, tables, comparisons, inputs.signatures)
+    return Analysis(inputs.names, tables, comparisons, inputs.signatures, inputs.files)
 
 
 def choose_metric(inputs: Inputs, name: str | None) -> str:

@@ -9,29 +9,6 @@ from typing import Any
 
 from bleucli.analysis.compute import Analysis, Comparison, Example, Table
 
-CSS = """
-body { font-family: Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 70em;
-       padding: 0 1em; color: #222; background: #fff; line-height: 1.4; }
-h1 { font-size: 1.6em; border-bottom: 2px solid #1f5fa8; }
-h2 { font-size: 1.25em; margin-top: 2em; color: #1f5fa8; }
-table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.92em; }
-th, td { border: 1px solid #bbb; padding: 0.25em 0.6em; text-align: right; }
-th { background: #e8eef7; }
-td.text, th.text { text-align: left; }
-p.note, ul.signatures { font-size: 0.85em; color: #555; }
-code { font-size: 0.95em; }
-mark { color: inherit; padding: 0 0.1em; }
-mark.a { background: #d4e6f4; border-bottom: 2px solid #0072b2; }
-mark.b { background: #fbe3c2; border-bottom: 2px dashed #b35c00; font-style: italic; }
-main { overflow-wrap: anywhere; }
-table { max-width: 100%; }
-svg.figure { display: block; }
-div.example { border-left: 4px solid #1f5fa8; padding: 0.3em 0.8em; margin: 0.8em 0;
-              background: #f7f9fc; }
-figure { margin: 1em 0; }
-nav a { margin-right: 1em; }
-"""
-
 
 def table_html(table: Table, width: int) -> str:
     text = ' class="text"'
@@ -97,15 +74,30 @@ def comparison_html(c: Comparison, width: int) -> str:
     return "\n".join(parts)
 
 
+def systems_html(analysis: Analysis) -> str:
+    """The systems' short names and their files (the rest of the report uses the names)."""
+    rows = "\n".join(
+        f'<tr><td class="text">{escape(name)}</td><td class="text">{escape(path)}</td></tr>'
+        for name, path in analysis.key()
+    )
+    return (
+        '<h2 id="systems">Systems</h2>\n<table><thead><tr><th class="text">System</th>'
+        f'<th class="text">File</th></tr></thead><tbody>\n{rows}\n</tbody></table>'
+    )
+
+
 def document(
     analysis: Analysis, width: int, figures: list[tuple[str, str]], plots_missing: str | None
 ) -> str:
     """The whole report; ``figures`` are (caption, inline SVG) pairs."""
-    nav = " ".join(f'<a href="#{escape(t.key)}">{escape(t.title)}</a>' for t in analysis.tables)
-    body = [
-        f"<h1>bleucli analysis: {escape(', '.join(analysis.systems))}</h1>",
-        f"<nav>{nav}</nav>",
-    ]
+    from bleucli.analysis.page import page
+
+    links = [("systems", "Systems")] if analysis.key() else []
+    links += [(t.key, t.title) for t in analysis.tables]
+    anchors = " ".join(f'<a href="#{escape(k)}">{escape(t)}</a>' for k, t in links)
+    body = [f"<nav>{anchors}</nav>"]
+    if analysis.key():
+        body.append(systems_html(analysis))
     if figures:
         body.append("<h2>Figures</h2>")
         body += [
@@ -116,12 +108,7 @@ def document(
         body.append(f'<p class="note">{escape(plots_missing)}</p>')
     body += [table_html(t, width) for t in analysis.tables]
     body += [comparison_html(c, width) for c in analysis.comparisons]
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        "<title>bleucli analysis</title>"
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<style>{CSS}</style></head><body><main>\n" + "\n".join(body) + "\n</main></body></html>\n"
-    )
+    return page(f"bleucli analysis: {', '.join(analysis.systems)}", "\n".join(body))
 
 
 #: Bucket tables drawn as figures, and their x-axis labels.

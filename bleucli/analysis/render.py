@@ -12,9 +12,19 @@ FORMATS = ("text", "markdown", "latex", "json")
 def render(analysis: Analysis, fmt: str, width: int) -> str:
     if fmt == "json":
         return json.dumps(analysis.record(), indent=1, ensure_ascii=False)
-    parts = [render_table(table, fmt, width) for table in analysis.tables]
+    parts = [render_systems(analysis, fmt)] if analysis.key() else []
+    parts += [render_table(table, fmt, width) for table in analysis.tables]
     parts += [render_examples(c, fmt, width) for c in analysis.comparisons]
     return "\n\n".join(parts)
+
+
+def render_systems(analysis: Analysis, fmt: str) -> str:
+    """The systems' short names and the files they were read from (listed once)."""
+    from bleucli.formats import table as tabulated
+
+    title = "Systems"
+    title = {"markdown": f"### {title}\n\n", "latex": f"% {title}\n"}.get(fmt, f"{title}\n")
+    return title + tabulated([list(row) for row in analysis.key()], ["System", "File"], fmt)
 
 
 def render_table(table: Table, fmt: str, width: int) -> str:

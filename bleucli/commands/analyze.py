@@ -38,9 +38,12 @@ def load(options: Options, source: str | None) -> Inputs:
         systems, alignment = resegment_systems(options, systems, references)
     for system in systems:
         check_same_length(system, references)
-    names = [s.name for s in systems]
-    if len(set(names)) != len(names):
+    files = [s.name for s in systems]
+    if len(set(files)) != len(files):
         raise ConfigError("two systems have the same name; name them with name:path")
+    from bleucli.analysis.names import display_names
+
+    names = display_names(files, [s.named for s in systems])
     metrics: dict[str, Any] = build_metrics(options, [r.lines for r in references])
     if options.segment_scores:
         metrics.update(_segment_metrics(options, systems, len(references)))
@@ -75,6 +78,7 @@ def load(options: Options, source: str | None) -> Inputs:
         words,
         sources,
         signatures,
+        files,
     )
 
 

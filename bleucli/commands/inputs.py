@@ -99,7 +99,9 @@ def filter_systems(options: Options, systems: list[TextSource], selected: int) -
     if len(mask) == selected:
         return systems  # the filter keeps everything
     return [
-        TextSource(system.name, [line for line, keep in zip(system.lines, mask) if keep])
+        TextSource(
+            system.name, [line for line, keep in zip(system.lines, mask) if keep], system.named
+        )
         if len(system.lines) == len(mask)
         else system
         for system in systems
@@ -120,7 +122,7 @@ def load_systems(options: Options) -> list[TextSource]:
                 raise ConfigError(f"{name!r} is given twice as a system")
             source = read_file(path, options.encoding)
             require_nonempty(source)
-            systems.append(TextSource(name, source.lines))
+            systems.append(TextSource(name, source.lines, named=name != path))
         return systems
     if sys.stdin is None or sys.stdin.isatty():
         raise ConfigError("no hypotheses: pass -i FILE or pipe them on standard input")

@@ -78,7 +78,7 @@ def resegment_systems(
     resegmented = []
     for system, documents in zip(systems, plans):
         lines = resegment_documents(documents, ref_lines, tokenize)
-        resegmented.append(TextSource(system.name, lines))
+        resegmented.append(TextSource(system.name, lines, system.named))
     if options.resegment_output:
         write_atomic(
             options.resegment_output, "".join(f"{line}\n" for line in resegmented[0].lines)
