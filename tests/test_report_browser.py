@@ -7,35 +7,15 @@ and one metric per axis; the example highlighting differs in more than colour.""
 from __future__ import annotations
 
 import random
-import shutil
 from pathlib import Path
 
 import pytest
 
+from tests.browser import launch, needs_chromium
 from tests.conftest import run_cli
 
 pytest.importorskip("matplotlib", reason="figures need the plot extra (bleucli[plot])")
-playwright_api = pytest.importorskip(
-    "playwright.sync_api", reason="Playwright's Python package is part of the test extra"
-)
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="no system Chromium (Debian's chromium "
-    "package; .ci/run installs it where apt-get is available)",
-)
-
-#: Chromium flags for a closed network and a root user (the machine's own rules).
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+pytestmark = needs_chromium
 SYSTEMS = [
     "baseline-transformer-big",
     "candidate-with-backtranslation",
@@ -72,16 +52,14 @@ def report(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser():
-    with playwright_api.sync_playwright() as driver:
-        chromium = driver.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield chromium
-        chromium.close()
+    yield from launch()
 
 
 #: Elements reaching past the viewport's right edge (outside <svg>: its parts are drawn
-#: inside the scaled figure).
+#: inside the scaled figure; inside a table's box: it scrolls on its own, the page not).
 OVERFLOW = """() => [...document.querySelectorAll('body *')]
-    .filter(e => !e.closest('svg') && e.getBoundingClientRect().right > innerWidth + 0.5)
+    .filter(e => !e.closest('svg') && !e.parentElement.closest('div.table'))
+    .filter(e => e.getBoundingClientRect().right > innerWidth + 0.5)
     .map(e => e.tagName + ': ' + (e.textContent || '').slice(0, 60))"""
 FIGURES = """() => [...document.querySelectorAll('figure svg')].map(s => {
     const box = s.getBoundingClientRect();

@@ -22,6 +22,7 @@ th, td { border: 1px solid #bbb; padding: 0.25em 0.6em; text-align: right;
 th { background: #e8eef7; overflow-wrap: normal; word-break: normal; hyphens: manual;
      min-width: 3em; }
 td { overflow-wrap: anywhere; }
+th span.w { white-space: nowrap; }
 td.text, th.text, td:first-child, th:first-child { text-align: left; }
 p, li { overflow-wrap: anywhere; }
 p.note, ul.signatures { font-size: 0.85em; color: #555; }
@@ -39,6 +40,14 @@ footer { margin-top: 3em; font-size: 0.8em; color: #777; }
 """
 
 _TABLE = re.compile(r"<table\b.*?</table>", re.S)
+_HEADER = re.compile(r"(<th\b[^>]*>)([^<]*)(</th>)")
+
+
+def _unbroken_words(match: re.Match[str]) -> str:
+    """A header cell whose words never break inside (not even at a hyphen: ``Online-A``)."""
+    words = match.group(2).split()
+    inner = " ".join(f'<span class="w">{word}</span>' for word in words)
+    return f"{match.group(1)}{inner}{match.group(3)}"
 
 
 def page(title: str, body: str) -> str:
@@ -47,6 +56,7 @@ def page(title: str, body: str) -> str:
     from bleucli.version import __version__
 
     boxed = _TABLE.sub(lambda m: f'<div class="table">{m.group(0)}</div>', body)
+    boxed = _HEADER.sub(_unbroken_words, boxed)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title>"

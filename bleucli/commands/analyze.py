@@ -199,7 +199,11 @@ def _resampled(inputs: Inputs, key: str, n_samples: int = 1000) -> list[Any]:
     return [drawn.scores(inputs.metrics[key], rows) for rows in inputs.rows[key]]
 
 
-def scores_figure(inputs: Inputs, key: str, resampled: list[Any] | None = None) -> Any:
+def scores_figure(
+    inputs: Inputs, key: str, resampled: list[Any] | None = None, with_key: bool = False
+) -> Any:
+    """``with_key``: a key of the systems' files under the figure (a figure on its own; the
+    report lists them in its Systems table)."""
     from bleucli.analysis.plots import scores_figure as figure
     from bleucli.paired import estimate_ci
 
@@ -212,11 +216,12 @@ def scores_figure(inputs: Inputs, key: str, resampled: list[Any] | None = None) 
         scores,
         [float(m) for m, _ in intervals],
         [float(h) for _, h in intervals],
+        inputs.files if with_key else None,
     )
 
 
 def bootstrap_figure(
-    inputs: Inputs, key: str, other: int, resampled: list[Any] | None = None
+    inputs: Inputs, key: str, other: int, resampled: list[Any] | None = None, with_key: bool = False
 ) -> Any:
     from bleucli.analysis.plots import bootstrap_figure as figure
 
@@ -228,7 +233,8 @@ def bootstrap_figure(
         list(differences),
         observed,
         inputs.display[key],
-        f"{inputs.names[other]} - {inputs.names[0]}",
+        (inputs.names[0], inputs.names[other]),
+        [inputs.files[0], inputs.files[other]] if with_key else None,
     )
 
 
@@ -248,11 +254,11 @@ def plot(options: Options, kind: str, output: str, metric_name: str | None) -> s
     inputs = load(options, None)
     key = choose_metric(inputs, metric_name)
     if kind == "scores":
-        fig = scores_figure(inputs, key)
+        fig = scores_figure(inputs, key, with_key=True)
     elif kind == "bootstrap":
         if len(inputs.names) < 2:
             raise ConfigError("a paired difference needs two systems: -i baseline system")
-        fig = bootstrap_figure(inputs, key, 1)
+        fig = bootstrap_figure(inputs, key, 1, with_key=True)
     else:
         lengths = [len(inputs.words(line)) for line in inputs.references[0]]
         buckets: dict[str, list[int]] = {label: [] for label in length_labels()}
@@ -268,6 +274,7 @@ def plot(options: Options, kind: str, output: str, metric_name: str | None) -> s
             used,
             {inputs.display[key]: series},
             "reference length (words)",
+            inputs.files,
         )
     plots.save(fig, output)
     return f"wrote {output}"
