@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from bleucli.errors import BleucliError, ConfigError, InputError
+from bleucli.errors import BleucliError, ConfigError, InputError, UsageError
 from bleucli.native import ENGINE
 from bleucli.version import __version__
 
@@ -399,6 +399,26 @@ def command(ctx: click.Context, **params: Any) -> None:
       bleucli ref.de -i hyp.de -m bleu chrf ter
       bleucli -t wmt14 -l en-de < hyp.de    # a named test set (downloaded once)
     """
+    options = options_from(ctx, params)
+    _configure_logging(options.quiet)
+    from bleucli import progress
+    from bleucli.commands.score import run
+
+    progress.configure(options.quiet)
+    from bleucli.testsets.offline import offline_mode
+
+    with offline_mode(options.offline):  # test sets and SentencePiece models alike
+        output = run(options)
+    if output and options.fmt == "html":
+        from bleucli.analysis.page import output_page
+
+        output = output_page("bleucli scores", output)
+    if output:
+        click.echo(output)
+
+
+def options_from(ctx: click.Context, params: dict[str, Any]) -> Any:
+    """The scoring command's parsed parameters as its request (:class:`Options`)."""
     explicit = {
         name
         for name in params
@@ -473,21 +493,18 @@ def command(ctx: click.Context, **params: Any) -> None:
         },
         explicit=explicit,
     )
-    _configure_logging(options.quiet)
-    from bleucli import progress
-    from bleucli.commands.score import run
+    return options
 
-    progress.configure(options.quiet)
-    from bleucli.testsets.offline import offline_mode
 
-    with offline_mode(options.offline):  # test sets and SentencePiece models alike
-        output = run(options)
-    if output and options.fmt == "html":
-        from bleucli.analysis.page import output_page
-
-        output = output_page("bleucli scores", output)
-    if output:
-        click.echo(output)
+def scoring_options(args: Sequence[str]) -> Any:
+    """The request ``bleucli ARGS`` makes, parsed as the scoring command parses it (the
+    server scores through this: the same options, the same code path). Usage errors raise
+    :class:`UsageError`."""
+    try:
+        ctx = command.make_context("bleucli", expand_variadic(expand_prefixes(args, command)))
+    except click.UsageError as err:
+        raise UsageError(err.format_message()) from None
+    return options_from(ctx, ctx.params)
 
 
 @click.command(name="report", context_settings={"help_option_names": ["-h", "--help"]})
@@ -1114,9 +1131,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         args = _stats_main(args[1:])
     elif args and args[0] in SUBCOMMANDS:
         selected, prog, args = SUBCOMMANDS[args[0]], f"bleucli {args[0]}", args[1:]
+    variadic = selected in (command, analyze_command, plot_command, mbr_command)
+    run_command(selected, args, prog, variadic)
+
+
+def run_command(selected: click.Command, args: list[str], prog: str, variadic: bool) -> None:
+    """Run a click command as the tool runs every command: library errors as one line and
+    their exit code, interrupts, a closed pipe (``bleucli.cli_server`` runs its commands
+    through this too)."""
     try:
         args = expand_prefixes(args, selected)
-        variadic = selected in (command, analyze_command, plot_command, mbr_command)
         returned = selected.main(
             expand_variadic(args) if variadic else args, prog_name=prog, standalone_mode=False
         )

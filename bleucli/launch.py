@@ -12,6 +12,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+#: Commands of the evaluation server (``bleucli.cli_server``).
+SERVER_COMMANDS = ("server", "submit", "verify")
+
 
 def terminal_columns() -> int:
     """The terminal's width as ``shutil.get_terminal_size`` works it out ($COLUMNS, then the
@@ -55,6 +58,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.stdout.write(answer)
         sys.stdout.flush()
         sys.exit(0)
+    if args and args[0] in SERVER_COMMANDS:
+        from bleucli.cli_server import main as server_main
+
+        server_main(args)
+        return
     from bleucli.cli import main as full_main
 
     full_main(args)

@@ -206,3 +206,23 @@ def test_a_core_older_than_its_sources_is_not_used(tmp_path: Path) -> None:
     assert stale.stderr.count("\n") == 1
     assert "was built from other sources than" in stale.stderr
     assert "pip install -e ." in stale.stderr
+
+
+def test_every_package_folder_is_installed() -> None:
+    """pyproject's explicit package list names every folder of the package (``analysis``
+    was missing once: an installed wheel had no ``bleucli analyze``), and the server's
+    templates and migrations go with it."""
+    tomllib = pytest.importorskip("tomllib", reason="tomllib is Python 3.11+")
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"][
+        "setuptools"
+    ]
+    folders = {
+        ".".join(path.parent.relative_to(ROOT).parts)
+        for path in (ROOT / "bleucli").rglob("__init__.py")
+        if "__pycache__" not in path.parts
+    }
+    listed = set(config["packages"])
+    assert folders - listed == set()
+    assert "templates/*.html" in config["package-data"]["bleucli.server"]
+    assert (ROOT / "bleucli" / "server" / "templates" / "base.html").is_file()

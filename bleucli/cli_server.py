@@ -1,0 +1,212 @@
+"""Click commands of the evaluation server: ``bleucli server ...``, ``bleucli submit`` and
+``bleucli verify``. Thin like the rest of the command line: parse, call
+:mod:`bleucli.commands.server` / ``submit`` / ``verify``, print."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+DB_OPTION = click.option(
+    "--db", "url", required=True, metavar="URL",
+    help="Database: sqlite:///PATH, a file path (SQLite) or postgresql://USER@HOST/NAME.",
+)  # fmt: skip
+HELP = {"help_option_names": ["-h", "--help"]}
+
+
+@click.group(name="server", context_settings=HELP)
+def server_group() -> None:
+    """A shared evaluation server: blind test sets, leaderboards with significance
+    clusters, signed receipts, on SQLite or PostgreSQL (docs/server.md)."""
+
+
+@server_group.command(name="init", context_settings=HELP)
+@DB_OPTION
+@click.option("--name", default=None, help="The server's name in receipts.")
+def init_command(url: str, name: str | None) -> None:
+    """Create or migrate the schema and the signing key (idempotent)."""
+    from bleucli.commands.server import init
+
+    click.echo(init(url, name))
+
+
+@server_group.command(
+    name="add-testset",
+    context_settings={**HELP, "ignore_unknown_options": True, "allow_extra_args": True},
+)
+@DB_OPTION
+@click.argument("name")
+@click.option("-l", "--language-pair", "pair", required=True, metavar="SRC-TRG")
+@click.option(
+    "--ref", "refs", multiple=True, metavar="FILE", help="A reference (repeat for several)."
+)
+@click.option("--source", default=None, metavar="FILE")
+@click.option("--docids", default=None, metavar="FILE")
+@click.option("--visibility", type=click.Choice(["blind", "public"]), default=None)
+@click.option("--opens", default=None, metavar="ISO", help="Submissions open (UTC unless given).")
+@click.option("--closes", default=None, metavar="ISO", help="Submissions close.")
+@click.option("--limit-per-day", type=click.IntRange(1), default=None, help="Per team (default 5).")
+@click.option("--limit-total", type=click.IntRange(1), default=None, help="Per team (default 100).")
+@click.option(
+    "--limit-failures-per-day",
+    type=click.IntRange(1),
+    default=None,
+    help="Refused files a day, per team (default 20).",
+)
+@click.pass_context
+def add_testset_command(ctx: click.Context, url: str, name: str, pair: str, refs: tuple[str, ...],
+                        source: str | None, docids: str | None, visibility: str | None,
+                        opens: str | None, closes: str | None, limit_per_day: int | None,
+                        limit_total: int | None, limit_failures_per_day: int | None) -> None:  # fmt: skip
+    """Register a test set, or update it for later submissions. Metric options follow as
+    the scoring command takes them: -m bleu chrf ter, -tok intl, -cw 2, ...
+
+    \b
+      bleucli server add-testset --db task.db news -l en-de --ref ref.de -m bleu chrf ter
+    """
+    from bleucli.commands.server import add_testset, parse_time
+
+    settings: dict[str, Any] = {
+        "visibility": visibility,
+        "opens_at": parse_time(opens, "--opens"),
+        "closes_at": parse_time(closes, "--closes"),
+        "limit_per_day": limit_per_day,
+        "limit_total": limit_total,
+        "limit_failures_per_day": limit_failures_per_day,
+    }
+    args = list(ctx.args) or ["-m", "bleu", "chrf", "ter"]
+    click.echo(add_testset(url, name, pair, refs, source, docids, args, settings))
+
+
+@server_group.command(name="add-team", context_settings=HELP)
+@DB_OPTION
+@click.argument("name")
+def add_team_command(url: str, name: str) -> None:
+    """Create a team; its token is printed once, alone on the last line."""
+    from bleucli.commands.server import add_team
+
+    click.echo(add_team(url, name))
+
+
+@server_group.command(name="admin-token", context_settings=HELP)
+@DB_OPTION
+def admin_token_command(url: str) -> None:
+    """Create an admin token (sees every submission); printed once, on the last line."""
+    from bleucli.commands.server import admin_token
+
+    click.echo(admin_token(url))
+
+
+@server_group.command(name="reveal", context_settings=HELP)
+@DB_OPTION
+@click.argument("name")
+def reveal_command(url: str, name: str) -> None:
+    """Reveal a blind test set: per-sentence views and reports appear."""
+    from bleucli.commands.server import reveal
+
+    click.echo(reveal(url, name))
+
+
+@server_group.command(name="backup", context_settings=HELP)
+@DB_OPTION
+@click.argument("target")
+def backup_command(url: str, target: str) -> None:
+    """Copy a SQLite database consistently while the server runs."""
+    from bleucli.commands.server import backup
+
+    click.echo(backup(url, target))
+
+
+@server_group.command(name="run", context_settings=HELP)
+@DB_OPTION
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True)
+@click.option(
+    "--workers",
+    type=click.IntRange(0),
+    default=1,
+    show_default=True,
+    help="Scoring workers (0: web only).",
+)
+@click.option(
+    "--max-upload",
+    type=click.IntRange(1),
+    default=20 * 1024 * 1024,
+    show_default=True,
+    help="Bytes.",
+)
+def run_command(url: str, host: str, port: int, workers: int, max_upload: int) -> None:
+    """Serve the web app and API with scoring workers beside it."""
+    from bleucli.commands.server import run
+
+    run(url, host, port, workers, max_upload)
+
+
+@server_group.command(name="worker", context_settings=HELP)
+@DB_OPTION
+@click.option("--once", is_flag=True, help="Stop when the queue is empty.")
+def worker_command(url: str, once: bool) -> None:
+    """A scoring worker alone (on this machine or another that reaches the database)."""
+    from bleucli.commands.server import worker
+
+    click.echo(worker(url, once), err=True)
+
+
+@click.command(name="submit", context_settings=HELP)
+@click.option("--server", required=True, metavar="URL")
+@click.option("--token-file", required=True, metavar="FILE")
+@click.option("-t", "--test-set", "testset", required=True, metavar="NAME")
+@click.option("-i", "--input", "hypothesis", required=True, metavar="HYP")
+@click.option("--name", default=None, help="The run's name (default: the file name).")
+@click.option("--wait", is_flag=True, help="Wait for the score and print the result JSON.")
+@click.option(
+    "-o",
+    "--receipt",
+    default=None,
+    metavar="RECEIPT.json",
+    help="Write the signed receipt (waits).",
+)
+def submit_command(server: str, token_file: str, testset: str, hypothesis: str, name: str | None,
+                   wait: bool, receipt: str | None) -> None:  # fmt: skip
+    """Submit an output to a bleucli server."""
+    from bleucli.commands.submit import submit
+
+    click.echo(submit(server, token_file, testset, hypothesis, name, wait, receipt))
+
+
+@click.command(name="verify", context_settings=HELP)
+@click.argument("receipt")
+@click.argument("refs", nargs=-1)
+@click.option("--key", default=None, metavar="FILE", help="The server's public key (PEM).")
+@click.option("--server", default=None, metavar="URL", help="Fetch the key from the server.")
+@click.option("-i", "--input", "hypothesis", default=None, metavar="HYP")
+@click.option("-t", "--test-set", default=None)
+@click.option("-l", "--language-pair", default=None)
+def verify_command(receipt: str, refs: tuple[str, ...], key: str | None, server: str | None,
+                   hypothesis: str | None, test_set: str | None, language_pair: str | None) -> None:  # fmt: skip
+    """Check a receipt: its signature, the hypothesis' hash, and with the references every
+    score, recomputed. Exit 0 when every check holds, 1 otherwise."""
+    from bleucli.commands.verify import verify
+
+    text, ok = verify(receipt, key, server, hypothesis, refs, test_set, language_pair)
+    click.echo(text)
+    if not ok:
+        sys.exit(1)
+
+
+COMMANDS: dict[str, click.Command] = {
+    "server": server_group,
+    "submit": submit_command,
+    "verify": verify_command,
+}
+
+
+def main(args: list[str]) -> None:
+    """``bleucli server|submit|verify ...`` (the launcher sends them here, so the scoring
+    command's module never imports the server's)."""
+    from bleucli.cli import _single_threaded_blas, run_command
+
+    _single_threaded_blas()
+    run_command(COMMANDS[args[0]], args[1:], f"bleucli {args[0]}", False)

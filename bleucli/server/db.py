@@ -1,0 +1,77 @@
+"""Database URLs and the schema's life: ``--db`` takes ``sqlite:///PATH``, a plain file
+path (SQLite), or ``postgresql://...`` (psycopg 3), as MLflow's ``--backend-store-uri``
+does. SQLite runs in WAL mode with full synchronous commits (a commit survives a crash
+of the process or the machine); :func:`migrate` brings any database to the latest schema
+(idempotent)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from bleucli.errors import ConfigError
+
+
+def engine_url(url: str) -> str:
+    """SQLAlchemy's URL for ``--db``."""
+    if url.startswith(("postgresql://", "postgres://")):
+        return "postgresql+psycopg://" + url.split("://", 1)[1]
+    if url.startswith("postgresql+psycopg://") or url.startswith("sqlite:///"):
+        return url
+    if "://" in url:
+        raise ConfigError(f"--db {url!r}: use sqlite:///PATH, a file path or postgresql://...")
+    return "sqlite:///" + os.path.abspath(url)
+
+
+def connect(url: str) -> Any:
+    """An engine for ``--db``; SQLite with WAL, foreign keys and a 30 s busy timeout."""
+    try:
+        from sqlalchemy import create_engine, event
+    except ImportError:
+        from bleucli.server import INSTALL_HINT
+
+        raise ConfigError(f"the server needs its extra: {INSTALL_HINT}") from None
+    full = engine_url(url)
+    if full.startswith("sqlite:///"):
+        folder = os.path.dirname(full[len("sqlite:///") :]) or "."
+        if not os.path.isdir(folder):
+            raise ConfigError(f"--db {url}: the folder {folder} does not exist")
+        engine = create_engine(full, connect_args={"timeout": 30, "check_same_thread": False})
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+            dbapi_connection.isolation_level = None  # SQLAlchemy's BEGIN, not sqlite3's
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=FULL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.close()
+
+        @event.listens_for(engine, "begin")
+        def _begin(connection: Any) -> None:
+            # take the write lock at BEGIN: two writers never deadlock on an upgrade
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+        return engine
+    return create_engine(full, pool_pre_ping=True, pool_size=5, max_overflow=10)
+
+
+def is_sqlite(engine: Any) -> bool:
+    return bool(engine.dialect.name == "sqlite")
+
+
+def migrate(engine: Any) -> str:
+    """Create or upgrade the schema to the latest revision; the revision reached."""
+    from alembic import command
+    from alembic.config import Config
+    from alembic.runtime.migration import MigrationContext
+
+    config = Config()
+    config.set_main_option("script_location", os.path.join(os.path.dirname(__file__), "migrations"))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+    with engine.connect() as connection:
+        revision = MigrationContext.configure(connection).get_current_revision()
+    return str(revision)

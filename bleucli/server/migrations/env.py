@@ -1,0 +1,11 @@
+"""Alembic's environment: migrations run on the connection ``bleucli server init`` hands
+over (never on a URL from a config file)."""
+
+from __future__ import annotations
+
+from alembic import context
+
+connection = context.config.attributes["connection"]
+context.configure(connection=connection, render_as_batch=connection.dialect.name == "sqlite")
+with context.begin_transaction():
+    context.run_migrations()

@@ -1,0 +1,135 @@
+"""The server's tables (SQLAlchemy Core). Alembic's migrations create them; this module is
+what the queries in :mod:`.store` are written against, and must match the latest migration
+(a test compares the two)."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+metadata = MetaData()
+
+#: Server-wide values: the signing key, the server's name.
+settings = Table(
+    "settings",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
+teams = Table(
+    "teams",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", Text, nullable=False, unique=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+#: API tokens, stored as SHA-256 hashes only; a token is a team's or an admin's.
+tokens = Table(
+    "tokens",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("hash", String(64), nullable=False, unique=True),
+    Column("team_id", Integer, ForeignKey("teams.id"), nullable=True),
+    Column("admin", Boolean, nullable=False, default=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+testsets = Table(
+    "testsets",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", Text, nullable=False, unique=True),
+    Column("pair", String(64), nullable=False),
+    Column("visibility", String(16), nullable=False),
+    Column("opens_at", DateTime(timezone=True), nullable=True),
+    Column("closes_at", DateTime(timezone=True), nullable=True),
+    Column("limit_per_day", Integer, nullable=False),
+    Column("limit_total", Integer, nullable=False),
+    Column("limit_failures_per_day", Integer, nullable=False),
+    Column("revealed", Boolean, nullable=False, default=False),
+    Column("version_id", Integer, nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+#: What a test set scores against: references and options as of one add-testset run.
+#: Submissions keep the version they were scored with.
+versions = Table(
+    "testset_versions",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("testset_id", Integer, ForeignKey("testsets.id"), nullable=False),
+    Column("args", Text, nullable=False),  # JSON: the scoring command's metric options
+    Column("references", Text, nullable=False),  # JSON: [[line, ...], ...] per reference
+    Column("references_sha256", Text, nullable=False),  # JSON: one per reference file
+    Column("source", Text, nullable=True),  # JSON list of lines
+    Column("docids", Text, nullable=True),  # JSON list of ids
+    Column("n_lines", Integer, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+submissions = Table(
+    "submissions",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("testset_id", Integer, ForeignKey("testsets.id"), nullable=False, index=True),
+    Column("version_id", Integer, ForeignKey("testset_versions.id"), nullable=False),
+    Column("team_id", Integer, ForeignKey("teams.id"), nullable=False, index=True),
+    Column("name", Text, nullable=False),
+    Column("status", String(16), nullable=False, index=True),  # queued scoring scored failed
+    Column("error", Text, nullable=True),
+    Column("hypothesis", LargeBinary, nullable=False),
+    Column("hypothesis_sha256", String(64), nullable=False),
+    Column("result", Text, nullable=True),  # JSON: what `bleucli REF -i HYP -m ...` prints
+    Column("stats", Text, nullable=True),  # JSON: per metric, per-sentence statistics
+    Column("scores", Text, nullable=True),  # JSON: {metric name: score}
+    Column("receipt", Text, nullable=True),  # JSON: the signed receipt
+    Column("primary_choice", Boolean, nullable=False, default=False),
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("lease_until", Float, nullable=True),  # epoch seconds a worker holds the job
+    Column("worker", String(128), nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False, index=True),
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+)
+
+#: Refused uploads (wrong line count, not UTF-8, empty), counted against the daily cap.
+refusals = Table(
+    "refusals",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("testset_id", Integer, ForeignKey("testsets.id"), nullable=False),
+    Column("team_id", Integer, ForeignKey("teams.id"), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False, index=True),
+)
+
+#: Web sessions: the cookie's value is only stored as a hash; each has its CSRF token.
+web_sessions = Table(
+    "web_sessions",
+    metadata,
+    Column("hash", String(64), primary_key=True),
+    Column("team_id", Integer, ForeignKey("teams.id"), nullable=True),
+    Column("admin", Boolean, nullable=False, default=False),
+    Column("csrf", String(64), nullable=False),
+    Column("expires_at", Float, nullable=False),
+)
+
+#: The leaderboard of a test set as last computed (after each scored submission).
+leaderboards = Table(
+    "leaderboards",
+    metadata,
+    Column("testset_id", Integer, ForeignKey("testsets.id"), primary_key=True),
+    Column("document", Text, nullable=False),
+    Column("computed_at", DateTime(timezone=True), nullable=False),
+)
