@@ -346,12 +346,7 @@ async def api_leaderboard(request: Request) -> Response:
 def leaderboard_of(request: Request, name: str) -> dict[str, Any]:
     from bleucli.server import leaderboard
 
-    engine = engine_of(request)
-    testset = visible_testset(request, name)
-    document = store.leaderboard(engine, testset.id)
-    if document is None:
-        document = leaderboard.compute(engine, testset)
-    return document
+    return leaderboard.current(engine_of(request), visible_testset(request, name))
 
 
 async def api_key(request: Request) -> Response:

@@ -25,6 +25,8 @@ def compute(engine: Any, testset: store.TestSet) -> dict[str, Any]:
     document: dict[str, Any] = {"testset": testset.name, "signatures": {}, "rows": []}
     if testset.version_id is None:
         return document
+    document["primaries"] = store.primary_ids(engine, testset.id)
+    document["version"] = testset.version_id
     current = store.version(engine, testset.version_id)
     chosen = sorted(store.primaries(engine, testset.id), key=lambda row: row.id)
     ranked = [row for row in chosen if row.version_id == current.id]
@@ -85,6 +87,20 @@ def _entries(result: str | None) -> list[dict[str, Any]]:
         return []
     parsed = json.loads(result)
     return parsed if isinstance(parsed, list) else [parsed]
+
+
+def current(engine: Any, testset: store.TestSet) -> dict[str, Any]:
+    """The stored leaderboard if it ranks today's primaries (and version), else a new one,
+    stored: a reader never sees a leaderboard older than the last scored submission."""
+    document = store.leaderboard(engine, testset.id)
+    if (
+        document is None
+        or document.get("primaries") != store.primary_ids(engine, testset.id)
+        or document.get("version") != testset.version_id
+    ):
+        document = compute(engine, testset)
+        store.save_leaderboard(engine, testset.id, document)
+    return document
 
 
 def refresh(engine: Any, testset_id: int) -> None:

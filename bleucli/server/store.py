@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import secrets
 import time
 from dataclasses import dataclass
@@ -23,7 +24,8 @@ from bleucli.server import schema as t
 
 #: Seconds a worker holds a job before another may take it over (it renews the lease while
 #: it scores); a worker killed with ``kill -9`` loses its jobs to the others after this.
-LEASE_SECONDS = 30.0
+#: ``BLEUCLI_SERVER_LEASE`` sets it (the crash tests use a few seconds).
+LEASE_SECONDS = float(os.environ.get("BLEUCLI_SERVER_LEASE", "30"))
 #: Web sessions last a week.
 SESSION_SECONDS = 7 * 24 * 3600
 
@@ -475,6 +477,20 @@ def choose_primary(engine: Any, submission_id: int, team_id: int) -> int:
             .values(primary_choice=t.submissions.c.id == submission_id)
         )
     return int(row.testset_id)
+
+
+def primary_ids(engine: Any, testset_id: int) -> list[int]:
+    """The submissions a leaderboard ranks now (a cheap query: is a stored one current?)."""
+    query = (
+        select(t.submissions.c.team_id, t.submissions.c.id)
+        .where(t.submissions.c.testset_id == testset_id, t.submissions.c.status == "scored")
+        .order_by(t.submissions.c.team_id, t.submissions.c.primary_choice.desc(), t.submissions.c.id.desc())
+    )  # fmt: skip
+    chosen: dict[int, int] = {}
+    with engine.connect() as connection:
+        for team_id, submission_id in connection.execute(query):
+            chosen.setdefault(team_id, submission_id)
+    return sorted(chosen.values())
 
 
 def primaries(engine: Any, testset_id: int) -> list[Any]:
