@@ -382,8 +382,9 @@ async def page_testset(request: Request) -> Response:
     board = leaderboard_of(request, testset.name)
     who = caller(request)
     mine = store.submissions(engine, testset.id, who.team_id) if who and who.team_id else []
+    scores = {row.id: json.loads(row.scores) if row.scores else None for row in mine}
     return render(
-        request, "testset.html", testset=testset, board=board, mine=mine,
+        request, "testset.html", testset=testset, board=board, mine=mine, scores=scores,
         metrics=metric_names(engine, testset),
     )  # fmt: skip
 

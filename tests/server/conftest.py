@@ -157,13 +157,13 @@ def start_server(
 
     port = port or free_port()
     log = folder / f"server-{port}.log"
-    handle = open(log, "ab")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "bleucli", "server", "run", "--db", db, "--port", str(port),
-         "--workers", str(workers), "--max-upload", str(200_000)],
-        stdout=handle, stderr=handle, cwd=ROOT, start_new_session=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "BLEUCLI_SERVER_LEASE": "3", **(env or {})},
-    )  # fmt: skip
+    with open(log, "ab") as handle:  # the child keeps its own copy of the descriptor
+        process = subprocess.Popen(
+            [sys.executable, "-m", "bleucli", "server", "run", "--db", db, "--port", str(port),
+             "--workers", str(workers), "--max-upload", str(200_000)],
+            stdout=handle, stderr=handle, cwd=ROOT, start_new_session=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "BLEUCLI_SERVER_LEASE": "3", **(env or {})},
+        )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

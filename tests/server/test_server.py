@@ -13,7 +13,6 @@ import re
 import time
 from pathlib import Path
 
-import pytest
 import requests
 
 from tests.conftest import EXAMPLES

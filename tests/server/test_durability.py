@@ -1,0 +1,128 @@
+"""Nothing acknowledged is lost: ``kill -9`` of the whole server (web process and workers)
+in the middle of a burst of uploads, then a restart, and every submission answered 202 is
+scored exactly once, with no half-written row; on PostgreSQL two workers share one queue.
+Loopback only, bounded loops."""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+import time
+from pathlib import Path
+
+import requests
+
+from tests.server.conftest import HYP, HYP2, REF, Task, set_up, start_server
+
+
+def burst(task: Task, count: int, accepted: list[int], stop: threading.Event) -> None:
+    """Upload ``count`` files one after another (until the server dies), keeping the ids
+    of those answered 202."""
+    for k in range(count):
+        if stop.is_set():
+            return
+        path = HYP if k % 2 else HYP2
+        try:
+            with open(path, "rb") as handle:
+                answer = requests.post(
+                    task.server.url + "/api/v1/submissions",
+                    headers={"Authorization": f"Bearer {task.tokens['alpha']}"},
+                    data={"testset": "news", "name": f"run {k}"},
+                    files={"hypothesis": ("h.txt", handle.read())},
+                    timeout=10,
+                )
+        except requests.RequestException:
+            return  # the server is gone
+        if answer.status_code == 202:
+            accepted.append(answer.json()["id"])
+
+
+def all_rows(db: str) -> list:
+    from sqlalchemy import select
+
+    from bleucli.server import schema
+    from bleucli.server.db import connect
+
+    engine = connect(db)
+    with engine.connect() as connection:
+        rows = connection.execute(select(schema.submissions)).all()
+    engine.dispose()
+    return rows
+
+
+def wait_until_done(db: str, ids: list[int], timeout: float = 120) -> list:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        rows = [row for row in all_rows(db) if row.id in ids]
+        if len(rows) == len(ids) and all(row.status in ("scored", "failed") for row in rows):
+            return rows
+        time.sleep(0.2)
+    raise AssertionError(f"not all of {len(ids)} submissions were scored in {timeout} s")
+
+
+def test_kill_9_in_a_burst_then_restart_scores_every_acknowledged_submission_once(
+    db_url, tmp_path
+) -> None:
+    from bleucli.server.scoring import score
+
+    tokens = set_up(
+        db_url,
+        tmp_path,
+        testset_args=("-m", "bleu", "chrf", "--limit-per-day", "500", "--limit-total", "500"),
+    )
+    server = start_server(db_url, tmp_path, workers=1)
+    task = Task(server, tokens, tmp_path)
+    accepted: list[int] = []
+    stop = threading.Event()
+    sender = threading.Thread(target=burst, args=(task, 60, accepted, stop))
+    sender.start()
+    deadline = time.monotonic() + 60
+    while len(accepted) < 12 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    server.stop(signal.SIGKILL)  # web process and worker at once, mid-burst
+    stop.set()
+    sender.join(timeout=60)
+    assert len(accepted) >= 12
+    rows = {row.id: row for row in all_rows(db_url)}
+    assert set(accepted) <= set(rows)  # every 202 was committed before it was answered
+    unfinished = [row for row in rows.values() if row.status not in ("scored", "failed")]
+    assert unfinished, "the kill came after all the work: no crash was tested"
+    restarted = start_server(db_url, tmp_path, workers=1)
+    try:
+        done = wait_until_done(db_url, list(rows))
+    finally:
+        restarted.stop()
+    references = [Path(REF).read_text(encoding="utf-8").splitlines()]
+    expected = [
+        json.loads(score(references, ["-m", "bleu", "chrf"], Path(path).read_bytes()).result)
+        for path in (HYP, HYP2)
+    ]
+    for row in done:
+        assert row.status == "scored", row.error
+        assert row.result is not None and row.receipt is not None and row.stats is not None
+        assert row.finished_at is not None and row.lease_until is None
+        assert json.loads(row.result) in expected  # a whole, correct result
+        assert json.loads(row.receipt)["submission"] == row.id
+
+
+def test_two_workers_share_one_postgresql_queue(tmp_path, request) -> None:
+    from tests.server.conftest import new_database
+
+    db = new_database("postgresql", tmp_path, request)
+    tokens = set_up(
+        db, tmp_path, testset_args=("-m", "bleu", "--limit-per-day", "500", "--limit-total", "500")
+    )
+    server = start_server(db, tmp_path, workers=2)
+    task = Task(server, tokens, tmp_path)
+    try:
+        accepted: list[int] = []
+        burst(task, 24, accepted, threading.Event())
+        assert len(accepted) == 24
+        done = wait_until_done(db, accepted)
+    finally:
+        server.stop()
+    assert all(row.status == "scored" for row in done)
+    workers = {row.worker for row in done}
+    assert len(workers) == 2, workers  # both took jobs
+    assert all(row.attempts == 1 for row in done)  # none was scored twice
