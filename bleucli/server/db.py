@@ -7,6 +7,8 @@ of the process or the machine); :func:`migrate` brings any database to the lates
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from bleucli.errors import ConfigError
@@ -50,11 +52,22 @@ def connect(url: str) -> Any:
 
         @event.listens_for(engine, "begin")
         def _begin(connection: Any) -> None:
-            # take the write lock at BEGIN: two writers never deadlock on an upgrade
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
+            # a writing transaction takes the write lock at BEGIN (two writers never
+            # deadlock on an upgrade); a reading one stays deferred (WAL: readers never
+            # wait for the writer)
+            immediate = connection.get_execution_options().get("bleucli_write")
+            connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
         return engine
     return create_engine(full, pool_pre_ping=True, pool_size=5, max_overflow=10)
+
+
+@contextmanager
+def writing(engine: Any) -> Iterator[Any]:
+    """A connection in a transaction that writes (committed at the end, rolled back on an
+    error); on SQLite it holds the write lock from its first statement."""
+    with engine.connect().execution_options(bleucli_write=True) as connection, connection.begin():
+        yield connection
 
 
 def is_sqlite(engine: Any) -> bool:
@@ -69,7 +82,7 @@ def migrate(engine: Any) -> str:
 
     config = Config()
     config.set_main_option("script_location", os.path.join(os.path.dirname(__file__), "migrations"))
-    with engine.begin() as connection:
+    with writing(engine) as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
     with engine.connect() as connection:

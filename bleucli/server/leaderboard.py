@@ -36,7 +36,7 @@ def compute(engine: Any, testset: store.TestSet) -> dict[str, Any]:
     metrics = metrics_for(current.references, current.args)
     first_key = next(iter(metrics))
     first = metrics[first_key]
-    stats = store.stats(engine, [row.id for row in ranked])
+    stats = store.stats(engine, [row.id for row in ranked], [first_key])
     names = [str(row.id) for row in ranked]
     label, seed = seed_from_environment()
     by_id = {str(row.id): row for row in ranked}

@@ -21,6 +21,7 @@ from sqlalchemy import and_, func, insert, or_, select, update
 
 from bleucli.errors import ConfigError
 from bleucli.server import schema as t
+from bleucli.server.db import writing
 
 #: Seconds a worker holds a job before another may take it over (it renews the lease while
 #: it scores); a worker killed with ``kill -9`` loses its jobs to the others after this.
@@ -69,7 +70,7 @@ def initialise(engine: Any) -> tuple[str, bool]:
     from bleucli.server.receipts import new_private_key
 
     revision = migrate(engine)
-    with engine.begin() as connection:
+    with writing(engine) as connection:
         if setting(connection, "signing_key") is not None:
             return revision, False
         connection.execute(insert(t.settings).values(key="signing_key", value=new_private_key()))
@@ -82,7 +83,7 @@ def server_name(engine: Any) -> str:
 
 
 def set_server_name(engine: Any, name: str) -> None:
-    with engine.begin() as connection:
+    with writing(engine) as connection:
         done = connection.execute(
             update(t.settings).where(t.settings.c.key == "server_name").values(value=name)
         )
@@ -115,7 +116,7 @@ def add_team(engine: Any, name: str) -> str:
     if not name.strip():
         raise ConfigError("a team needs a name")
     token = new_token()
-    with engine.begin() as connection:
+    with writing(engine) as connection:
         exists = connection.execute(select(t.teams.c.id).where(t.teams.c.name == name)).first()
         if exists:
             raise ConfigError(f"a team named {name!r} exists already")
@@ -132,7 +133,7 @@ def add_team(engine: Any, name: str) -> str:
 
 def add_admin_token(engine: Any) -> str:
     token = new_token()
-    with engine.begin() as connection:
+    with writing(engine) as connection:
         connection.execute(
             insert(t.tokens).values(
                 hash=token_hash(token), team_id=None, admin=True, created_at=now()
@@ -236,7 +237,7 @@ def save_testset(
         "n_lines": len(references[0]),
         "created_at": now(),
     }
-    with engine.begin() as connection:
+    with writing(engine) as connection:
         row = connection.execute(select(t.testsets).where(t.testsets.c.name == name)).first()
         created = row is None
         if created:
@@ -297,7 +298,7 @@ def version(engine: Any, version_id: int) -> Version:
 
 
 def reveal(engine: Any, name: str) -> None:
-    with engine.begin() as connection:
+    with writing(engine) as connection:
         done = connection.execute(
             update(t.testsets).where(t.testsets.c.name == name).values(revealed=True)
         )
@@ -357,7 +358,7 @@ def check_failures(engine: Any, testset: TestSet, team_id: int) -> None:
 
 
 def record_refusal(engine: Any, testset: TestSet, team_id: int) -> None:
-    with engine.begin() as connection:
+    with writing(engine) as connection:
         connection.execute(
             insert(t.refusals).values(testset_id=testset.id, team_id=team_id, created_at=now())
         )
@@ -371,7 +372,7 @@ def add_submission(
     moment = now()
     check_window(testset, moment)
     start = _day_start(moment)
-    with engine.begin() as connection:
+    with writing(engine) as connection:
         _lock_team(connection, team_id)
         mine = and_(t.submissions.c.team_id == team_id, t.submissions.c.testset_id == testset.id)
         total = connection.execute(select(func.count()).where(mine)).scalar_one()
@@ -447,7 +448,16 @@ def hypothesis(engine: Any, submission_id: int) -> bytes:
         )
 
 
-def stats(engine: Any, submission_ids: list[int]) -> dict[int, dict[str, list[list[float]]]]:
+def encode_stats(stats: dict[str, list[list[float]]]) -> str:
+    """Per-sentence statistics as stored: one JSON text per metric inside a JSON object, so a
+    leaderboard decodes only the metric it ranks by."""
+    return json.dumps({key: json.dumps(rows, separators=(",", ":")) for key, rows in stats.items()})
+
+
+def stats(
+    engine: Any, submission_ids: list[int], metrics: list[str] | None = None
+) -> dict[int, dict[str, list[list[float]]]]:
+    """Stored statistics by submission, of ``metrics`` (keys; default all)."""
     if not submission_ids:
         return {}
     with engine.connect() as connection:
@@ -456,12 +466,19 @@ def stats(engine: Any, submission_ids: list[int]) -> dict[int, dict[str, list[li
                 t.submissions.c.id.in_(submission_ids)
             )
         ).all()
-    return {row.id: json.loads(row.stats) for row in rows if row.stats}
+    out = {}
+    for row in rows:
+        if row.stats:
+            packed = json.loads(row.stats)
+            out[row.id] = {
+                k: json.loads(v) for k, v in packed.items() if metrics is None or k in metrics
+            }
+    return out
 
 
 def choose_primary(engine: Any, submission_id: int, team_id: int) -> int:
     """Mark a scored submission as its team's primary on its test set; its test set."""
-    with engine.begin() as connection:
+    with writing(engine) as connection:
         row = connection.execute(
             select(t.submissions.c.testset_id, t.submissions.c.status).where(
                 t.submissions.c.id == submission_id, t.submissions.c.team_id == team_id
@@ -536,7 +553,7 @@ def claim(engine: Any, worker: str) -> Job | None:
         .order_by(t.submissions.c.id)
         .limit(1)
     )  # fmt: skip
-    with engine.begin() as connection:
+    with writing(engine) as connection:
         if connection.dialect.name == "postgresql":
             query = query.with_for_update(skip_locked=True)
         row = connection.execute(query).first()
@@ -565,7 +582,7 @@ def _held(job: Job, worker: str) -> Any:
 
 
 def renew(engine: Any, job: Job, worker: str) -> bool:
-    with engine.begin() as connection:
+    with writing(engine) as connection:
         done = connection.execute(
             update(t.submissions)
             .where(_held(job, worker))
@@ -577,7 +594,7 @@ def renew(engine: Any, job: Job, worker: str) -> bool:
 def finish(engine: Any, job: Job, worker: str, values: dict[str, Any]) -> bool:
     """Write a job's outcome in one transaction, only while this worker still holds it: a
     job is scored exactly once even if a lease ran out and another worker took it over."""
-    with engine.begin() as connection:
+    with writing(engine) as connection:
         done = connection.execute(
             update(t.submissions)
             .where(_held(job, worker))
@@ -588,11 +605,24 @@ def finish(engine: Any, job: Job, worker: str, values: dict[str, Any]) -> bool:
 
 def release(engine: Any, job: Job, worker: str) -> None:
     """Put a job back in the queue (a worker stopping with SIGTERM before it finished)."""
-    with engine.begin() as connection:
+    with writing(engine) as connection:
         connection.execute(
             update(t.submissions)
             .where(_held(job, worker))
             .values(status="queued", lease_until=None)
+        )
+
+
+def pending(engine: Any, testset_id: int) -> int:
+    """Submissions of a test set still queued or being scored."""
+    with engine.connect() as connection:
+        return int(
+            connection.execute(
+                select(func.count()).where(
+                    t.submissions.c.testset_id == testset_id,
+                    t.submissions.c.status.in_(("queued", "scoring")),
+                )
+            ).scalar_one()
         )
 
 
@@ -609,7 +639,7 @@ def queue_counts(engine: Any) -> dict[str, int]:
 
 def save_leaderboard(engine: Any, testset_id: int, document: dict[str, Any]) -> None:
     text = json.dumps(document, ensure_ascii=False)
-    with engine.begin() as connection:
+    with writing(engine) as connection:
         done = connection.execute(
             update(t.leaderboards)
             .where(t.leaderboards.c.testset_id == testset_id)
@@ -637,7 +667,7 @@ def leaderboard(engine: Any, testset_id: int) -> dict[str, Any] | None:
 def open_session(engine: Any, identity: Identity) -> tuple[str, str]:
     """A new session for ``identity``: (cookie value, CSRF token)."""
     cookie, csrf = new_token(), new_token()
-    with engine.begin() as connection:
+    with writing(engine) as connection:
         connection.execute(
             insert(t.web_sessions).values(
                 hash=token_hash(cookie), team_id=identity.team_id, admin=identity.admin,
@@ -664,7 +694,7 @@ def session(engine: Any, cookie: str) -> tuple[Identity, str] | None:
 def close_session(engine: Any, cookie: str) -> None:
     from sqlalchemy import delete
 
-    with engine.begin() as connection:
+    with writing(engine) as connection:
         connection.execute(
             delete(t.web_sessions).where(t.web_sessions.c.hash == token_hash(cookie))
         )

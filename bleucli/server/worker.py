@@ -82,11 +82,12 @@ def run_job(engine: Any, job: store.Job, name: str) -> str:
                 "error": None,
                 "result": scored.result,
                 "scores": json.dumps(scored.scores),
-                "stats": json.dumps(scored.stats),
+                "stats": store.encode_stats(scored.stats),
                 "receipt": json.dumps(receipt, ensure_ascii=False),
             },
         )
-        if written:
+        if written and store.pending(engine, job.testset_id) == 0:
+            # the last of a burst re-ranks (readers re-rank a stale board themselves)
             leaderboard.refresh(engine, job.testset_id)
         return "scored" if written else "lost"
     finally:

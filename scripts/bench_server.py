@@ -1,0 +1,234 @@
+"""Benchmark rows of the evaluation server (docs/server.md), on real WMT22 en-de data:
+
+1. a 2,037-line submission scored with BLEU, chrF and TER and visible: seconds from the
+   upload's 202 to ``"status": "scored"`` (p50, p95 over --samples uploads; one worker);
+2. 100 concurrent uploads of 2,037-line files: every one acknowledged and scored, no 5xx;
+3. a test set with 1,000 submissions from 50 teams: leaderboard API and page latency (p95),
+   and the time to re-cluster 50 systems (paired bootstrap, 1,000 resamples) for a new
+   primary.
+
+    python scripts/bench_server.py [--data ../shared/data/wmt22/en-de] [--db sqlite|postgresql://...]
+
+A real ``bleucli server run`` on 127.0.0.1 (loopback only, bounded loops). Writes
+scripts/BENCHMARKS-server.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def bleucli(*args: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", "bleucli", *args], capture_output=True, text=True, check=True
+    )
+    return proc.stdout
+
+
+def quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def start(db: str, workers: int, port: int) -> subprocess.Popen:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bleucli", "server", "run", "--db", db, "--port", str(port), "--workers", str(workers)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    for _ in range(300):
+        try:
+            requests.get(f"http://127.0.0.1:{port}/api/v1/testsets", timeout=1)
+            return process
+        except requests.RequestException:
+            time.sleep(0.1)
+    raise SystemExit("the server did not start")
+
+
+def stop(process: subprocess.Popen) -> None:
+    import signal
+
+    os.killpg(process.pid, signal.SIGTERM)
+    process.wait(timeout=120)
+
+
+def wait(url: str, token: str, submission: int, timeout: float = 600) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = requests.get(
+            f"{url}/api/v1/submissions/{submission}",
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=60,
+        ).json()
+        if state["status"] in ("scored", "failed"):
+            return state
+        time.sleep(0.02)
+    raise SystemExit(f"submission {submission} not scored in {timeout} s")
+
+
+def upload(url: str, token: str, data: bytes, name: str) -> requests.Response:
+    return requests.post(
+        f"{url}/api/v1/submissions", headers={"Authorization": f"Bearer {token}"},
+        data={"testset": "wmt22", "name": name}, files={"hypothesis": ("h.txt", data)}, timeout=300,
+    )  # fmt: skip
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "wmt22" / "en-de"))
+    parser.add_argument("--db", default="sqlite")
+    parser.add_argument("--samples", type=int, default=20)
+    parser.add_argument("--port", type=int, default=18931)
+    args = parser.parse_args()
+    data = Path(args.data)
+    ref = data / "ref.A.de"
+    systems = sorted(data.glob("sys.*.de"))
+    if not ref.is_file() or not systems:
+        raise SystemExit(
+            f"{data}: no ref.A.de and sys.*.de (WMT22 en-de from ../shared/data/wmt22)"
+        )
+    folder = Path(tempfile.mkdtemp(prefix="bleucli-bench-server-"))
+    db = f"sqlite:///{folder / 'bench.db'}" if args.db == "sqlite" else args.db
+    bleucli("server", "init", "--db", db)
+    bleucli("server", "add-testset", "--db", db, "wmt22", "-l", "en-de", "--ref", str(ref), "-m", "bleu", "chrf", "ter",
+            "--limit-per-day", "100000", "--limit-total", "100000")  # fmt: skip
+    tokens = [
+        bleucli("server", "add-team", "--db", db, f"team{k:02d}").strip().splitlines()[-1]
+        for k in range(50)
+    ]
+    url = f"http://127.0.0.1:{args.port}"
+    outputs = [path.read_bytes() for path in systems]
+    rows: list[tuple[str, str, str]] = []
+
+    # 1. latency of one submission, one worker
+    server = start(db, 1, args.port)
+    latencies = []
+    for k in range(args.samples):
+        answer = upload(url, tokens[0], outputs[k % len(outputs)], f"latency {k}")
+        started = time.perf_counter()
+        assert answer.status_code == 202, answer.text
+        wait(url, tokens[0], answer.json()["id"])
+        latencies.append(time.perf_counter() - started)
+    rows.append(("2,037-line submission, BLEU+chrF+TER, 202 to visible (1 worker)",
+                 f"p50 {statistics.median(latencies):.2f} s, p95 {quantile(latencies, 0.95):.2f} s", "<= 1 s p95"))  # fmt: skip
+
+    # 2. 100 concurrent uploads
+    started = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(32) as pool:
+        answers = list(
+            pool.map(
+                lambda k: upload(url, tokens[k % 50], outputs[k % len(outputs)], f"burst {k}"),
+                range(100),
+            )
+        )
+    statuses = [a.status_code for a in answers]
+    accepted = [(k, a.json()["id"]) for k, a in enumerate(answers) if a.status_code == 202]
+    for k, submission in accepted:
+        wait(url, tokens[k % 50], submission)
+    elapsed = time.perf_counter() - started
+    server_errors = sum(s >= 500 for s in statuses)
+    rows.append(("100 concurrent 2,037-line uploads (1 worker)",
+                 f"{len(accepted)} acknowledged and scored, {server_errors} 5xx, all scored after {elapsed:.1f} s",
+                 "every one scored, no 5xx"))  # fmt: skip
+    stop(server)
+
+    # 3. 1,000 submissions from 50 teams (statistics of 50 real-data variants)
+    from bleucli.server import leaderboard, store
+    from bleucli.server.db import connect
+    from bleucli.server.scoring import score
+
+    engine = connect(db)
+    testset = store.testset(engine, "wmt22")
+    version = store.version(engine, testset.version_id)
+    rng = random.Random(1)
+    variants = []
+    for k in range(50):
+        lines = outputs[k % len(outputs)].decode("utf-8").splitlines()
+        changed = [
+            " ".join(w for w in line.split() if rng.random() > 0.02 * (k % 7)) for line in lines
+        ]
+        data = ("\n".join(changed) + "\n").encode("utf-8")
+        variants.append((data, score(version.references, version.args, data)))
+    from sqlalchemy import insert
+
+    from bleucli.server import schema
+    from bleucli.server.db import writing
+
+    with engine.connect() as connection:
+        team_ids = {row.name: row.id for row in connection.execute(schema.teams.select())}
+    with writing(engine) as connection:
+        for k in range(1000 - len(accepted) - args.samples):
+            team = k % 50
+            data, scored = variants[team]
+            connection.execute(insert(schema.submissions).values(
+                testset_id=testset.id, version_id=version.id, team_id=team_ids[f"team{team:02d}"],
+                name=f"run {k}", status="scored", hypothesis=data, hypothesis_sha256="0" * 64,
+                result=scored.result, scores=json.dumps(scored.scores), stats=store.encode_stats(scored.stats),
+                receipt="{}", primary_choice=False, attempts=1, created_at=store.now(), finished_at=store.now(),
+            ))  # fmt: skip
+    started = time.perf_counter()
+    document = leaderboard.compute(engine, testset)
+    store.save_leaderboard(engine, testset.id, document)
+    recluster = time.perf_counter() - started
+    total = sum(store.queue_counts(engine).values())
+    server = start(db, 0, args.port)
+    api, page = [], []
+    for _ in range(200):
+        t0 = time.perf_counter()
+        assert requests.get(f"{url}/api/v1/leaderboards/wmt22", timeout=60).status_code == 200
+        api.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        assert requests.get(f"{url}/testsets/wmt22", timeout=60).status_code == 200
+        page.append(time.perf_counter() - t0)
+    stop(server)
+    rows.append((f"leaderboard of {total} submissions, {len(document['rows'])} teams: API",
+                 f"p50 {1000 * statistics.median(api):.0f} ms, p95 {1000 * quantile(api, 0.95):.0f} ms", "<= 100 ms p95"))  # fmt: skip
+    rows.append(
+        (
+            "... page",
+            f"p50 {1000 * statistics.median(page):.0f} ms, p95 {1000 * quantile(page, 0.95):.0f} ms",
+            "<= 100 ms p95",
+        )
+    )
+    rows.append(
+        (
+            f"a new primary: re-cluster {len(document['rows'])} systems (1,000 resamples)",
+            f"{recluster:.2f} s",
+            "<= 2 s",
+        )
+    )
+
+    table = [
+        "| row | measured | target |",
+        "| --- | --- | --- |",
+        *(f"| {a} | {b} | {c} |" for a, b, c in rows),
+    ]
+    engine_name = "SQLite" if args.db == "sqlite" else "PostgreSQL"
+    text = (
+        "# Evaluation server benchmarks\n\n"
+        f"`python scripts/bench_server.py` on {time.strftime('%Y-%m-%d')}, {engine_name}, 2 cores, "
+        f"WMT22 en-de ({len(systems)} systems, 2,037 lines). A real `bleucli server run` on 127.0.0.1.\n\n"
+        + "\n".join(table)
+        + "\n"
+    )
+    print(text)
+    (ROOT / "scripts" / "BENCHMARKS-server.md").write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
