@@ -57,6 +57,9 @@ NOT_RUN = {
     "scripts/fuzz_native.py": "needs atheris (a fuzzer); run by hand",
     "ruff check": "run by tests/test_style.py",
     "mypy bleucli": "run by tests/test_style.py",
+    "bleucli server run": "serves until stopped: tests/server/ start real servers",
+    "bleucli submit": "needs a running server: tests/server/test_server.py submits as written",
+    "bleucli verify receipt.json --server": "needs a running server: tests/server/ verifies",
 }
 
 #: Commands whose exit code is not 0 by design (substring -> exit code).
