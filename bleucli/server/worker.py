@@ -10,6 +10,7 @@ message and never takes the worker down."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import socket
@@ -17,6 +18,8 @@ import threading
 from typing import Any
 
 from bleucli.server import store
+
+log = logging.getLogger("bleucli.server")
 
 #: Seconds between looks at an empty queue.
 POLL_SECONDS = 0.1
@@ -56,6 +59,7 @@ def run_job(engine: Any, job: store.Job, name: str) -> str:
             store.finish(engine, job, name, {"status": "failed", "error": str(err)})
             return "failed"
         except Exception as err:  # noqa: BLE001 - a failed submission, never a dead worker
+            log.exception("scoring submission %s failed", job.id)
             message = f"internal error while scoring ({type(err).__name__}); the organisers can see the log"
             store.finish(engine, job, name, {"status": "failed", "error": message})
             return "failed"
@@ -101,19 +105,24 @@ def work(url: str, once: bool = False, stop: threading.Event | None = None) -> i
 
     engine = connect(url)
     stop = stop or threading.Event()
+    previous = {}
     if threading.current_thread() is threading.main_thread():
         for signum in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(signum, lambda *_: stop.set())
+            previous[signum] = signal.signal(signum, lambda *_: stop.set())
     name = worker_name()
     handled = 0
-    while not stop.is_set():
-        job = store.claim(engine, name)
-        if job is None:
-            if once:
-                break
-            stop.wait(POLL_SECONDS)
-            continue
-        run_job(engine, job, name)
-        handled += 1
-    engine.dispose()
+    try:
+        while not stop.is_set():
+            job = store.claim(engine, name)
+            if job is None:
+                if once:
+                    break
+                stop.wait(POLL_SECONDS)
+                continue
+            run_job(engine, job, name)
+            handled += 1
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        engine.dispose()
     return handled

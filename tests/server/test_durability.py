@@ -126,3 +126,70 @@ def test_two_workers_share_one_postgresql_queue(tmp_path, request) -> None:
     workers = {row.worker for row in done}
     assert len(workers) == 2, workers  # both took jobs
     assert all(row.attempts == 1 for row in done)  # none was scored twice
+
+
+def test_sigterm_in_a_burst_then_restart_scores_every_acknowledged_submission_once(
+    tmp_path,
+) -> None:
+    """SIGTERM (what a service manager sends): the job at hand is finished, the rest wait in
+    the queue for the next start."""
+    db = f"sqlite:///{tmp_path / 'term.db'}"
+    tokens = set_up(
+        db, tmp_path, testset_args=("-m", "bleu", "--limit-per-day", "500", "--limit-total", "500")
+    )
+    server = start_server(db, tmp_path, workers=1)
+    task = Task(server, tokens, tmp_path)
+    accepted: list[int] = []
+    stop = threading.Event()
+    sender = threading.Thread(target=burst, args=(task, 40, accepted, stop))
+    sender.start()
+    while len(accepted) < 8:
+        time.sleep(0.02)
+    server.stop(signal.SIGTERM)
+    stop.set()
+    sender.join(timeout=60)
+    rows = all_rows(db)
+    assert not [row for row in rows if row.status == "scoring"]  # nothing left half-done
+    restarted = start_server(db, tmp_path, workers=1)
+    try:
+        done = wait_until_done(db, [row.id for row in rows])
+    finally:
+        restarted.stop()
+    assert set(accepted) <= {row.id for row in done}
+    assert all(row.status == "scored" and row.attempts == 1 for row in done)
+
+
+def test_a_scoring_error_fails_the_submission_and_spares_the_worker(tmp_path, monkeypatch) -> None:
+    from bleucli.server import scoring, store, worker
+    from bleucli.server.db import connect
+
+    db = f"sqlite:///{tmp_path / 'error.db'}"
+    set_up(db, tmp_path, teams=("alpha",), testset_args=("-m", "bleu"))
+    engine = connect(db)
+    testset = store.testset(engine, "news")
+    team = store.identify(engine, "nothing")
+    assert team is None
+    with engine.connect() as connection:
+        from sqlalchemy import select
+
+        from bleucli.server import schema
+
+        team_id = connection.execute(select(schema.teams.c.id)).scalar_one()
+    data = Path(HYP).read_bytes()
+    first = store.add_submission(engine, testset, team_id, "boom", data, "0" * 64)
+    second = store.add_submission(engine, testset, team_id, "fine", data, "0" * 64)
+
+    def explode(*args, **kwargs):
+        raise RuntimeError("a bug in scoring")
+
+    monkeypatch.setattr(scoring, "score", explode)
+    assert worker.run_job(engine, store.claim(engine, "w"), "w") == "failed"
+    monkeypatch.undo()
+    assert worker.work(db, once=True) == 1  # the same worker code goes on with the next job
+    failed, scored = store.submission(engine, first), store.submission(engine, second)
+    assert (
+        failed.status == "failed" and "internal error while scoring (RuntimeError)" in failed.error
+    )
+    assert "a bug in scoring" not in failed.error  # no internals to the participant
+    assert scored.status == "scored"
+    engine.dispose()
