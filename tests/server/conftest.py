@@ -206,8 +206,9 @@ def set_up(
 
 @pytest.fixture
 def task(db_url, tmp_path) -> Iterator[Task]:
+    """The suite's shared task: one worker on SQLite, two sharing the queue on PostgreSQL."""
     tokens = set_up(db_url, tmp_path, testset_args=("-m", "bleu", "chrf", "ter"))
-    server = start_server(db_url, tmp_path)
+    server = start_server(db_url, tmp_path, workers=2 if db_url.startswith("postgresql") else 1)
     try:
         yield Task(server, tokens, tmp_path)
     finally:
