@@ -44,7 +44,13 @@ def init_command(url: str, name: str | None) -> None:
 )
 @click.option("--source", default=None, metavar="FILE")
 @click.option("--docids", default=None, metavar="FILE")
-@click.option("--visibility", type=click.Choice(["blind", "public"]), default=None)
+@click.option("--visibility", type=click.Choice(["blind", "public", "private"]), default=None)
+@click.option("--owner", default=None, metavar="TEAM", help="The team a private set belongs to.")
+@click.option(
+    "--public-badge/--no-public-badge",
+    default=None,
+    help="A private set's series badges without a token.",
+)
 @click.option("--opens", default=None, metavar="ISO", help="Submissions open (UTC unless given).")
 @click.option("--closes", default=None, metavar="ISO", help="Submissions close.")
 @click.option("--limit-per-day", type=click.IntRange(1), default=None, help="Per team (default 5).")
@@ -58,6 +64,7 @@ def init_command(url: str, name: str | None) -> None:
 @click.pass_context
 def add_testset_command(ctx: click.Context, url: str, name: str, pair: str, refs: tuple[str, ...],
                         source: str | None, docids: str | None, visibility: str | None,
+                        owner: str | None, public_badge: bool | None,
                         opens: str | None, closes: str | None, limit_per_day: int | None,
                         limit_total: int | None, limit_failures_per_day: int | None) -> None:  # fmt: skip
     """Register a test set, or update it for later submissions. Metric options follow as
@@ -70,6 +77,8 @@ def add_testset_command(ctx: click.Context, url: str, name: str, pair: str, refs
 
     settings: dict[str, Any] = {
         "visibility": visibility,
+        "owner": owner,
+        "public_badge": public_badge,
         "opens_at": parse_time(opens, "--opens"),
         "closes_at": parse_time(closes, "--closes"),
         "limit_per_day": limit_per_day,
@@ -168,12 +177,62 @@ def worker_command(url: str, once: bool) -> None:
     metavar="RECEIPT.json",
     help="Write the signed receipt (waits).",
 )
+@click.option(
+    "--series", default=None, metavar="NAME", help="Add the run to a series (its history)."
+)
+@click.option(
+    "--label", "labels", multiple=True, metavar="KEY=VALUE", help="Label the run (repeat)."
+)
+@click.option(
+    "--gate", "gated", is_flag=True, help="Wait, then gate the run against its series' baseline."
+)
+@click.option(
+    "--against",
+    default=None,
+    metavar="last|best|ID",
+    help="The gate's baseline (default: the last promoted run, else the first).",
+)
+@click.option("--tolerance", type=float, default=0.0, show_default=True)
+@click.option("--tolerance-for", multiple=True, metavar="METRIC=POINTS")
+@click.option("--min-score", multiple=True, metavar="METRIC=SCORE")
+@click.option("--alpha", type=float, default=0.05, show_default=True)
+@click.option("--paired-bs-n", type=int, default=1000, show_default=True)
+@click.option("--promote", is_flag=True, help="A passing run becomes the series' baseline.")
+@click.option("--junit", default=None, metavar="FILE")
+@click.option(
+    "-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
 def submit_command(server: str, token_file: str, testset: str, hypothesis: str, name: str | None,
-                   wait: bool, receipt: str | None) -> None:  # fmt: skip
-    """Submit an output to a bleucli server."""
-    from bleucli.commands.submit import submit
+                   wait: bool, receipt: str | None, series: str | None, labels: tuple[str, ...],
+                   gated: bool, against: str | None, tolerance: float, tolerance_for: tuple[str, ...],
+                   min_score: tuple[str, ...], alpha: float, paired_bs_n: int, promote: bool,
+                   junit: str | None, fmt: str) -> None:  # fmt: skip
+    """Submit an output to a bleucli server; with --series and --gate, a CI regression gate
+    on the server's history (exit 3 when a check fails, as `bleucli gate`).
 
-    click.echo(submit(server, token_file, testset, hypothesis, name, wait, receipt))
+    \b
+      bleucli submit --server URL --token-file T -t news -i hyp.de --wait -o receipt.json
+      bleucli submit --server URL --token-file T -t news -i hyp.de --series main \\
+          --label commit=3fc9bf1 --gate --tolerance 0.5 --min-score BLEU=25 --promote
+    """
+    from bleucli.commands.submit import gate, submit
+
+    if gated and not series:
+        raise click.UsageError("--gate compares runs of a series: give --series NAME")
+    text, state = submit(
+        server, token_file, testset, hypothesis, name, wait or gated, receipt, series, labels
+    )
+    if not gated:
+        click.echo(text)
+        return
+    options = {
+        "against": against, "tolerance": tolerance, "tolerance_for": list(tolerance_for),
+        "min_score": list(min_score), "alpha": alpha, "paired_bs_n": paired_bs_n, "promote": promote,
+    }  # fmt: skip
+    verdict, code = gate(server, token_file, state["id"], options, fmt, junit)
+    click.echo(verdict)
+    if code:
+        sys.exit(code)
 
 
 @click.command(name="verify", context_settings=HELP)

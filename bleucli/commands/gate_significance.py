@@ -67,18 +67,17 @@ def _checked_rows(metric: Metric, lines: list[str], record: ScoreRecord, path: s
 Output = tuple[str, list[str]]
 
 
-def apply_significance(
-    checks: list[Check],
-    baseline: dict[Key, ScoreRecord],
-    current: dict[Key, ScoreRecord],
-    inputs_for: Callable[[ScoreRecord], tuple[list[list[str]], Output, Output]],
-    alpha: float,
-    n_samples: int,
-) -> list[Check]:
-    """Re-examine the ``drop`` checks: pass those whose drop is not significant.
+#: Per-sentence statistics of a check's result: (metric, baseline rows, current rows).
+Rows = tuple[Metric, list, list]
 
-    ``inputs_for(result)`` gives the references and the baseline's and current system's
-    outputs for a result (selected like the references for origlang/subset)."""
+
+def statistical_checks(
+    checks: list[Check], rows_for: Callable[[Check], Rows], alpha: float, n_samples: int
+) -> list[Check]:
+    """Re-examine the failed ``drop`` checks with the paired bootstrap test on the two runs'
+    per-sentence statistics (``rows_for(check)``): a drop that is not significant passes as
+    ``not-significant``. The one statistical gate of ``bleucli gate`` and of the server's
+    gate (which keeps the statistics and so never scores again)."""
     import math
 
     from bleucli.paired import paired_bootstrap
@@ -94,6 +93,31 @@ def apply_significance(
         if check.check != "drop" or check.reason != "drop":  # only a failed drop is retried
             out.append(check)
             continue
+        metric, base_rows, now_rows = rows_for(check)
+        result = paired_bootstrap(metric, base_rows, now_rows, n_samples, seed or None)
+        p = result.p_value
+        if p is not None and p > alpha:
+            detail = f"{check.detail}, but not significant: p = {p:.4f} > {alpha:g}"
+            out.append(replace(check, status="pass", reason="not-significant", detail=detail))
+        else:
+            detail = f"{check.detail}; significant: p = {p:.4f} <= {alpha:g}"
+            out.append(replace(check, detail=detail))
+    return out
+
+
+def apply_significance(
+    checks: list[Check],
+    baseline: dict[Key, ScoreRecord],
+    current: dict[Key, ScoreRecord],
+    inputs_for: Callable[[ScoreRecord], tuple[list[list[str]], Output, Output]],
+    alpha: float,
+    n_samples: int,
+) -> list[Check]:
+    """The statistical gate on two translation files: ``inputs_for(result)`` gives the
+    references and the baseline's and current system's outputs for a result (selected like
+    the references for origlang/subset); each output must reproduce its JSON score."""
+
+    def rows_for(check: Check) -> Rows:
         now = current[check.key]
         references, baseline_output, current_output = inputs_for(now)
         for path, lines in (baseline_output, current_output):
@@ -106,15 +130,9 @@ def apply_significance(
             metric, baseline_output[1], baseline[check.key], baseline_output[0]
         )
         now_rows = _checked_rows(metric, current_output[1], now, current_output[0])
-        result = paired_bootstrap(metric, base_rows, now_rows, n_samples, seed or None)
-        p = result.p_value
-        if p is not None and p > alpha:
-            detail = f"{check.detail}, but not significant: p = {p:.4f} > {alpha:g}"
-            out.append(replace(check, status="pass", reason="not-significant", detail=detail))
-        else:
-            detail = f"{check.detail}; significant: p = {p:.4f} <= {alpha:g}"
-            out.append(replace(check, detail=detail))
-    return out
+        return metric, base_rows, now_rows
+
+    return statistical_checks(checks, rows_for, alpha, n_samples)
 
 
 #: The most resamples a command accepts (memory grows with resamples x sentences).

@@ -77,6 +77,11 @@ def add_testset(
         raise UsageError("give the references with --ref FILE (once per reference)")
     check_arguments(args)
     engine = _ready(url)
+    owner = settings.pop("owner", None)
+    if owner is not None:
+        settings["owner_team_id"] = store.team_id(engine, owner)
+    if settings.get("visibility") == "private" and owner is None:
+        raise UsageError("a private test set needs its owning team: --owner TEAM")
     references = []
     digests = []
     for path in refs:

@@ -7,7 +7,7 @@ import json
 import time
 from typing import Any
 
-from bleucli.errors import ConfigError, InputError
+from bleucli.errors import ConfigError, InputError, UsageError
 
 
 def _token(path: str) -> str:
@@ -43,8 +43,12 @@ def submit(
     name: str | None,
     wait: bool,
     receipt: str | None,
+    series: str | None = None,
+    labels: tuple[str, ...] = (),
     timeout: float = 600.0,
-) -> str:
+) -> tuple[str, dict[str, Any]]:
+    """Upload, and (``wait``/``receipt``) wait for the score: (what to print, the run's
+    state as the API gives it)."""
     import os
 
     import requests
@@ -60,18 +64,24 @@ def submit(
     except OSError as err:
         raise ConfigError(f"{hypothesis}: cannot read ({err.strerror or err})") from None
     run_name = name or os.path.basename(hypothesis)
+    for label in labels:
+        if "=" not in label or not label.split("=", 1)[0].strip():
+            raise UsageError(f"--label {label!r} is not KEY=VALUE (e.g. commit=3fc9bf1)")
+    fields: dict[str, Any] = {"testset": testset, "name": run_name, "label": list(labels)}
+    if series:
+        fields["series"] = series
     try:
         response = requests.post(
             f"{base}/api/v1/submissions",
             headers=headers,
-            data={"testset": testset, "name": run_name},
+            data=fields,
             files={"hypothesis": (os.path.basename(hypothesis), data, "text/plain")},
             timeout=120,
         )
         accepted = _answer(response)
         submission = accepted["id"]
         if not wait and receipt is None:
-            return json.dumps(accepted)
+            return json.dumps(accepted), accepted
         deadline = time.monotonic() + timeout
         while True:
             state = _answer(
@@ -90,4 +100,72 @@ def submit(
         raise InputError(f"submission {submission} failed: {state.get('error')}")
     if receipt is not None:
         write_atomic(receipt, json.dumps(state["receipt"], indent=1, ensure_ascii=False) + "\n")
-    return json.dumps(state["result"], indent=1, ensure_ascii=False)
+    return json.dumps(state["result"], indent=1, ensure_ascii=False), state
+
+
+def gate(
+    server: str,
+    token_file: str,
+    submission: int,
+    options: dict[str, Any],
+    fmt: str,
+    junit: str | None,
+) -> tuple[str, int]:
+    """The server-side gate of a scored run: ``bleucli gate``'s lines (or ``-f json``),
+    JUnit report, GitHub annotations and step summary, and its exit code (3: failed)."""
+    import os
+
+    import requests
+
+    from bleucli.commands.gate import EXIT_GATE_FAILED, github_annotations, render_text, write_junit
+    from bleucli.results import Check
+
+    base = server.rstrip("/")
+    try:
+        response = requests.post(
+            f"{base}/api/v1/submissions/{submission}/gate",
+            headers={"Authorization": f"Bearer {_token(token_file)}"},
+            json=options,
+            timeout=300,
+        )
+    except requests.RequestException as err:
+        raise ConfigError(f"cannot reach {base}: {type(err).__name__}") from None
+    verdict = _answer(response)
+    checks = [Check(**check) for check in verdict["checks"]]
+    baseline = verdict.get("baseline")
+    head = f"run {submission} of series {verdict['series']!r} against " + (
+        f"run {baseline} ({verdict['against']})"
+        if baseline
+        else "no earlier run (the first of its series)"
+    )
+    text = json.dumps(verdict, indent=1) if fmt == "json" else head + "\n" + render_text(checks)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        annotations = github_annotations(checks)
+        if annotations:
+            text += "\n" + annotations
+        summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary:
+            with open(summary, "a", encoding="utf-8") as handle:
+                handle.write(step_summary(head, checks))
+    if junit:
+        write_junit(checks, junit)
+    return text, EXIT_GATE_FAILED if not verdict["passed"] else 0
+
+
+def step_summary(head: str, checks: list[Any]) -> str:
+    """The gate as Markdown for a GitHub Actions job summary."""
+    failed = sum(c.status == "fail" for c in checks)
+    lines = [
+        f"### bleucli gate: {'failed' if failed else 'passed'}",
+        "",
+        head,
+        "",
+        "| verdict | check | baseline | current | detail |",
+        "| --- | --- | ---: | ---: | --- |",
+    ]
+    for c in checks:
+        base = "-" if c.baseline is None else f"{c.baseline:g}"
+        now = "-" if c.current is None else f"{c.current:g}"
+        detail = c.detail.replace("|", "\\|")
+        lines.append(f"| {c.status.upper()} | {c.name} | {base} | {now} | {detail} |")
+    return "\n".join(lines) + "\n\n"

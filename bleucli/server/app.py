@@ -138,8 +138,10 @@ async def limited_body(request: Request) -> bytes:
 
 
 def visible_testset(request: Request, name: str) -> store.TestSet:
+    """The test set ``name`` if the caller may know it exists (a private set: its owning
+    team and admins); else the same 404 as for a name that does not exist."""
     found = store.testset(engine_of(request), name)
-    if found is None:
+    if found is None or not found.visible_to(caller(request)):
         raise Problem(404, f"no test set named {name!r}")
     return found
 
@@ -182,8 +184,40 @@ def submission_document(row: Any) -> dict[str, Any]:
     }
 
 
+def check_series(series: Any, labels: Any) -> tuple[str | None, dict[str, str]]:
+    """A series name and ``key=value`` labels as the API takes them."""
+    if series is not None and (
+        not isinstance(series, str) or not 0 < len(series) <= 100 or "/" in series
+    ):
+        raise Problem(400, "a series is named by 1 to 100 characters without '/'")
+    if isinstance(labels, list):  # form fields: label=key=value
+        pairs = {}
+        for item in labels:
+            key, sep, value = str(item).partition("=")
+            if not sep or not key.strip():
+                raise Problem(400, f"label {item!r} is not KEY=VALUE")
+            pairs[key.strip()] = value
+        labels = pairs
+    if (
+        not isinstance(labels, dict)
+        or len(labels) > 50
+        or not all(
+            isinstance(k, str) and isinstance(v, str) and 0 < len(k) <= 100 and len(v) <= 500
+            for k, v in labels.items()
+        )
+    ):
+        raise Problem(400, "labels are at most 50 KEY=VALUE pairs of strings")
+    return series, labels
+
+
 async def accept(
-    request: Request, who: store.Identity, testset_name: str, name: str, data: bytes
+    request: Request,
+    who: store.Identity,
+    testset_name: str,
+    name: str,
+    data: bytes,
+    series: str | None = None,
+    labels: dict[str, str] | None = None,
 ) -> int:
     """Check and store one upload; the submission id (the caller answers 202)."""
     from bleucli.errors import InputError
@@ -210,7 +244,9 @@ async def accept(
         store.record_refusal(engine, testset, who.team_id)
         raise Problem(422, str(err)) from None
     try:
-        return store.add_submission(engine, testset, who.team_id, name, data, sha256(data))
+        return store.add_submission(
+            engine, testset, who.team_id, name, data, sha256(data), series, labels
+        )
     except store.Refused as refused:
         raise _problem(refused) from None
 
@@ -238,17 +274,18 @@ async def api_submit(request: Request) -> Response:
         if not isinstance(testset, str) or not isinstance(name, str):
             raise Problem(400, '"testset" and "name" must be strings')
         data = payload["hypothesis"].encode("utf-8")
+        series, labels = check_series(payload.get("series"), payload.get("labels", {}))
     elif kind == "multipart/form-data":
-        testset, name, data = await _multipart(request)
+        testset, name, data, series, labels = await _multipart(request)
     else:
         raise Problem(
             415, "send multipart/form-data (testset, name, file hypothesis) or application/json"
         )
-    submission_id = await accept(request, who, testset, name, data)
+    submission_id = await accept(request, who, testset, name, data, series, labels)
     return JSONResponse({"id": submission_id, "status": "queued"}, status_code=202)
 
 
-async def _multipart(request: Request) -> tuple[str, str, bytes]:
+async def _multipart(request: Request) -> tuple[str, str, bytes, str | None, dict[str, str]]:
     try:
         form = await request.form(max_files=2, max_fields=20)
     except Exception as err:  # noqa: BLE001 - python-multipart's errors vary by version
@@ -263,7 +300,8 @@ async def _multipart(request: Request) -> tuple[str, str, bytes]:
         or not isinstance(name, str)
     ):
         raise Problem(400, "the form needs the fields testset and name and the file hypothesis")
-    return testset, name, await upload.read()
+    series, labels = check_series(form.get("series"), form.getlist("label"))
+    return testset, name, await upload.read(), series, labels
 
 
 async def api_submission(request: Request) -> Response:
@@ -315,7 +353,7 @@ def segment_scores(request: Request, row: Any) -> dict[str, Any]:
 
     engine = engine_of(request)
     testset = visible_testset(request, row.testset)
-    if testset.blind:
+    if not testset.sees_everything(caller(request)):
         raise Problem(
             403,
             f"{testset.name} is blind: per-sentence scores appear when the organisers reveal it",
@@ -336,7 +374,10 @@ def segment_scores(request: Request, row: Any) -> dict[str, Any]:
 
 async def api_testsets(request: Request) -> Response:
     engine = engine_of(request)
-    return JSONResponse([ts.public(metric_names(engine, ts)) for ts in store.testsets(engine)])
+    who = caller(request)
+    return JSONResponse(
+        [ts.public(metric_names(engine, ts)) for ts in store.testsets(engine) if ts.visible_to(who)]
+    )
 
 
 async def api_leaderboard(request: Request) -> Response:
@@ -357,6 +398,114 @@ async def api_key(request: Request) -> Response:
     )
 
 
+async def api_gate(request: Request) -> Response:
+    """The server-side gate of a scored run against its series' baseline (server/gate.py)."""
+    from bleucli.server.gate import GateError, evaluate
+
+    row = own_submission(request, request.path_params["id"])
+    body = await limited_body(request)
+    try:
+        options = json.loads(body or b"{}")
+    except ValueError as err:
+        raise Problem(400, f"malformed JSON: {err}") from None
+    if not isinstance(options, dict):
+        raise Problem(400, "the gate's options are a JSON object")
+    try:
+        return JSONResponse(evaluate(engine_of(request), row, options))
+    except GateError as err:
+        raise Problem(err.status, err.message) from None
+
+
+def series_of(request: Request) -> tuple[store.TestSet, str, list[Any]]:
+    """The caller's team's runs of a series (admins: ``?team=NAME``); 404 when it has none."""
+    who = required(request)
+    testset = visible_testset(request, request.path_params["testset"])
+    series = request.path_params["series"]
+    team_id = who.team_id
+    if who.admin and "team" in request.query_params:
+        team_id = store.team_id(engine_of(request), request.query_params["team"])
+    runs = store.series_runs(engine_of(request), testset.id, team_id, series) if team_id else []
+    if not runs:
+        raise Problem(404, f"no series {series!r} of yours on {testset.name}")
+    return testset, series, runs
+
+
+async def api_series(request: Request) -> Response:
+    from bleucli.server.trend import run_document
+
+    testset, series, runs = series_of(request)
+    documents = [run_document(row) for row in runs]
+    if request.query_params.get("format") == "csv":
+        return PlainTextResponse(series_csv(documents), media_type="text/csv; charset=utf-8")
+    return JSONResponse({"testset": testset.name, "series": series, "runs": documents})
+
+
+def series_csv(runs: list[dict[str, Any]]) -> str:
+    """One row per run: id, name, status, submitted, promoted, gate, each metric's score,
+    interval and signature, each label (columns in first-seen order)."""
+    import csv
+    import io
+
+    metrics = list(dict.fromkeys(m for run in runs for m in run["scores"]))
+    labels = list(dict.fromkeys(k for run in runs for k in run["labels"]))
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(
+        ["id", "name", "status", "submitted", "promoted", "gate"]
+        + [f"{m}{suffix}" for m in metrics for suffix in ("", " mean", " ci", " signature")]
+        + [f"label:{k}" for k in labels]
+    )
+    for run in runs:
+        gate = "" if run["gate"] is None else ("pass" if run["gate"]["passed"] else "fail")
+        row = [run["id"], run["name"], run["status"], run["submitted"], int(run["promoted"]), gate]
+        for metric in metrics:
+            mean, half = run["intervals"].get(metric, ["", ""])
+            row += [run["scores"].get(metric, ""), mean, half, run["signatures"].get(metric, "")]
+        row += [run["labels"].get(k, "") for k in labels]
+        writer.writerow(row)
+    return out.getvalue()
+
+
+async def page_series(request: Request) -> Response:
+    from bleucli.server.trend import run_document, svg
+
+    testset, series, runs = series_of(request)
+    documents = [run_document(row) for row in runs]
+    metrics = list(dict.fromkeys(m for run in documents for m in run["scores"]))
+    return render(
+        request, "series.html", testset=testset, series=series, runs=documents,
+        figure=svg(documents, metrics), metrics=metrics,
+    )  # fmt: skip
+
+
+async def badge(request: Request) -> Response:
+    """``/badges/{testset}/{series}.svg``: a series' latest score and last verdict. With a
+    team's token: that team's series; without one, only a private set's owning team's, and
+    only where it allows it (``add-testset --public-badge``)."""
+    from bleucli.server.trend import badge as draw
+    from bleucli.server.trend import run_document
+
+    engine = engine_of(request)
+    found = store.testset(engine, request.path_params["testset"])
+    series = request.path_params["series"]
+    who = caller(request)
+    if found is None or (who is not None and not found.visible_to(who)):
+        raise Problem(404, "no such badge")
+    team_id = who.team_id if who else (found.owner_team_id if found.public_badge else None)
+    rows = store.series_runs(engine, found.id, team_id, series) if team_id is not None else []
+    scored = [run for run in map(run_document, rows) if run["scores"]]
+    if not scored:
+        raise Problem(404, "no such badge")
+    last = scored[-1]
+    metric, value = next(iter(last["scores"].items()))
+    if last["gate"] is None:
+        verdict, colour = "", "#6f6f6f"
+    else:
+        verdict, colour = (" pass", "#2e7d32") if last["gate"]["passed"] else (" fail", "#c62828")
+    body = draw(f"{found.name} {series}", f"{metric} {value}{verdict}", colour)
+    return Response(body, media_type="image/svg+xml", headers={"Cache-Control": "no-cache"})
+
+
 # -- pages --------------------------------------------------------------------------------------
 
 
@@ -372,7 +521,8 @@ def render(request: Request, template: str, status: int = 200, **values: Any) ->
 
 async def page_index(request: Request) -> Response:
     engine = engine_of(request)
-    sets = [(ts, metric_names(engine, ts)) for ts in store.testsets(engine)]
+    who = caller(request)
+    sets = [(ts, metric_names(engine, ts)) for ts in store.testsets(engine) if ts.visible_to(who)]
     return render(request, "index.html", testsets=sets)
 
 
@@ -393,7 +543,7 @@ async def page_submission(request: Request) -> Response:
     row = own_submission(request, request.path_params["id"])
     testset = visible_testset(request, row.testset)
     segments = None
-    if row.status == "scored" and not testset.blind:
+    if row.status == "scored" and testset.sees_everything(caller(request)):
         segments = segment_scores(request, row)["segments"]
     document = submission_document(row)
     return render(
@@ -406,7 +556,7 @@ async def page_report(request: Request) -> Response:
     """``bleucli analyze``'s HTML report of a submission (a revealed or public set)."""
     row = own_submission(request, request.path_params["id"])
     testset = visible_testset(request, row.testset)
-    if testset.blind:
+    if not testset.sees_everything(caller(request)):
         raise Problem(
             403, f"{testset.name} is blind: the report appears when the organisers reveal it"
         )
@@ -487,7 +637,9 @@ async def page_submit(request: Request) -> Response:
     if request.method == "GET":
         if web_identity(request) is None:
             return RedirectResponse("/signin", status_code=303)
-        return render(request, "submit.html", testsets=store.testsets(engine))
+        who = caller(request)
+        visible = [ts for ts in store.testsets(engine) if ts.visible_to(who)]
+        return render(request, "submit.html", testsets=visible)
     await limited_body(request)
     try:
         form = await request.form(max_files=2, max_fields=20)
@@ -547,6 +699,10 @@ def create_app(url: str, max_upload: int = DEFAULT_MAX_UPLOAD) -> Starlette:
         Route("/api/v1/testsets", api_testsets, methods=["GET"]),
         Route("/api/v1/leaderboards/{testset}", api_leaderboard, methods=["GET"]),
         Route("/api/v1/key", api_key, methods=["GET"]),
+        Route("/api/v1/submissions/{id}/gate", api_gate, methods=["POST"]),
+        Route("/api/v1/series/{testset}/{series}", api_series, methods=["GET"]),
+        Route("/testsets/{testset}/series/{series}", page_series, methods=["GET"]),
+        Route("/badges/{testset}/{series}.svg", badge, methods=["GET"]),
         Route("/", page_index, methods=["GET"]),
         Route("/testsets/{name}", page_testset, methods=["GET"]),
         Route("/submissions/{id}", page_submission, methods=["GET"]),

@@ -62,6 +62,9 @@ testsets = Table(
     Column("revealed", Boolean, nullable=False, default=False),
     Column("version_id", Integer, nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # 0002: a private set belongs to one team; its badge may be public
+    Column("owner_team_id", Integer, ForeignKey("teams.id"), nullable=True),
+    Column("public_badge", Boolean, nullable=False, default=False),
 )
 
 #: What a test set scores against: references and options as of one add-testset run.
@@ -102,6 +105,12 @@ submissions = Table(
     Column("worker", String(128), nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False, index=True),
     Column("finished_at", DateTime(timezone=True), nullable=True),
+    # 0002: score history for CI
+    Column("series", Text, nullable=True),
+    Column("labels", Text, nullable=True),  # JSON {key: value}
+    Column("intervals", Text, nullable=True),  # JSON {metric: [mean, half-width]} (95%)
+    Column("promoted", Boolean, nullable=False, default=False),
+    Column("gate", Text, nullable=True),  # JSON: the last gate verdict on this run
 )
 
 #: Refused uploads (wrong line count, not UTF-8, empty), counted against the daily cap.

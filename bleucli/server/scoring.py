@@ -106,3 +106,33 @@ def metrics_for(references: list[list[str]], args: list[str]) -> dict[str, Any]:
 
     options = scoring_options(["REF", "-i", "HYP", *args])
     return dict(build_metrics(options, references))
+
+
+def intervals(
+    references: list[list[str]],
+    args: list[str],
+    stats: dict[str, list[list[float]]],
+    previous: dict[str, list[list[float]]] | None = None,
+    n_samples: int = 1000,
+) -> dict[str, Any]:
+    """What a series' trend page draws, from stored statistics: each metric's bootstrap
+    mean and 95% half-width (``-ci``'s, seeded as it is), and with the previous run's
+    statistics (same test set version) the paired bootstrap p-value of the step from it,
+    per metric (``bleucli gate``'s test)."""
+    from bleucli.paired import estimate_ci, paired_bootstrap
+    from bleucli.significance import draw_resamples, seed_from_environment
+
+    _, seed = seed_from_environment()
+    metrics = metrics_for(references, args)
+    drawn = draw_resamples(len(references[0]), n_samples, seed)
+    bands: dict[str, list[float]] = {}
+    steps: dict[str, float | None] = {}
+    for key, metric in metrics.items():
+        name = metric.score_from_values(stats[key][0]).name
+        mean, half = estimate_ci(drawn.scores(metric, stats[key]))
+        bands[name] = [float(mean), float(half)]
+        if previous is not None:
+            steps[name] = paired_bootstrap(
+                metric, previous[key], stats[key], n_samples, seed or None
+            ).p_value
+    return {"ci": bands, "step_p": steps}

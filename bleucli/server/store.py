@@ -171,8 +171,16 @@ class TestSet:
     limit_failures_per_day: int
     revealed: bool
     version_id: int | None
+    owner_team_id: int | None = None
+    public_badge: bool = False
 
     __test__ = False  # not a pytest class
+
+    def visible_to(self, who: Identity | None) -> bool:
+        """A private set exists only for its owning team (and admins)."""
+        if self.visibility != "private":
+            return True
+        return who is not None and (who.admin or who.team_id == self.owner_team_id)
 
     def public(self, metrics: list[str]) -> dict[str, Any]:
         """What anyone may know of it."""
@@ -195,6 +203,11 @@ class TestSet:
     def blind(self) -> bool:
         return self.visibility == "blind" and not self.revealed
 
+    def sees_everything(self, who: Identity | None) -> bool:
+        """Per-sentence scores and reports: a public or revealed set, or the owner of a
+        private one."""
+        return not self.blind and self.visible_to(who)
+
 
 @dataclass
 class Version:
@@ -211,8 +224,16 @@ def _testset(row: Any) -> TestSet:
     return TestSet(
         row.id, row.name, row.pair, row.visibility, utc(row.opens_at), utc(row.closes_at),
         row.limit_per_day, row.limit_total, row.limit_failures_per_day, bool(row.revealed),
-        row.version_id,
+        row.version_id, row.owner_team_id, bool(row.public_badge),
     )  # fmt: skip
+
+
+def team_id(engine: Any, name: str) -> int:
+    with engine.connect() as connection:
+        found = connection.execute(select(t.teams.c.id).where(t.teams.c.name == name)).scalar()
+    if found is None:
+        raise ConfigError(f"no team named {name!r}: create it with `bleucli server add-team`")
+    return int(found)
 
 
 def save_testset(
@@ -365,7 +386,14 @@ def record_refusal(engine: Any, testset: TestSet, team_id: int) -> None:
 
 
 def add_submission(
-    engine: Any, testset: TestSet, team_id: int, name: str, hypothesis: bytes, digest: str
+    engine: Any,
+    testset: TestSet,
+    team_id: int,
+    name: str,
+    hypothesis: bytes,
+    digest: str,
+    series: str | None = None,
+    labels: dict[str, str] | None = None,
 ) -> int:
     """Store an accepted file as a queued submission once its limits allow; committed
     before the caller answers 202."""
@@ -397,7 +425,8 @@ def add_submission(
                 .values(
                     testset_id=testset.id, version_id=testset.version_id, team_id=team_id,
                     name=name, status="queued", hypothesis=hypothesis, hypothesis_sha256=digest,
-                    primary_choice=False, attempts=0, created_at=moment,
+                    primary_choice=False, attempts=0, created_at=moment, series=series,
+                    labels=json.dumps(labels or {}, ensure_ascii=False), promoted=False,
                 )
                 .returning(t.submissions.c.id)
             ).scalar_one()
@@ -405,6 +434,8 @@ def add_submission(
 
 
 SUBMISSION_COLUMNS = [
+    t.submissions.c.series, t.submissions.c.labels, t.submissions.c.intervals,
+    t.submissions.c.promoted, t.submissions.c.gate,
     t.submissions.c.id, t.submissions.c.testset_id, t.submissions.c.version_id,
     t.submissions.c.team_id, t.submissions.c.name, t.submissions.c.status, t.submissions.c.error,
     t.submissions.c.hypothesis_sha256, t.submissions.c.result, t.submissions.c.scores,
@@ -437,6 +468,27 @@ def submissions(engine: Any, testset_id: int | None, team_id: int | None) -> lis
         query = query.where(t.submissions.c.team_id == team_id)
     with engine.connect() as connection:
         return list(connection.execute(query).all())
+
+
+def series_runs(engine: Any, testset_id: int, team_id: int, series: str) -> list[Any]:
+    """A team's runs of one series on one test set, oldest first."""
+    query = _submissions_query().where(
+        t.submissions.c.testset_id == testset_id,
+        t.submissions.c.team_id == team_id,
+        t.submissions.c.series == series,
+    )
+    with engine.connect() as connection:
+        return list(connection.execute(query.order_by(t.submissions.c.id)).all())
+
+
+def save_gate(engine: Any, submission_id: int, document: str, promote: bool) -> None:
+    values: dict[str, Any] = {"gate": document}
+    if promote:
+        values["promoted"] = True
+    with writing(engine) as connection:
+        connection.execute(
+            update(t.submissions).where(t.submissions.c.id == submission_id).values(**values)
+        )
 
 
 def hypothesis(engine: Any, submission_id: int) -> bytes:

@@ -40,6 +40,26 @@ def _renewing(engine: Any, job: store.Job, name: str, done: threading.Event) -> 
     return thread
 
 
+def _trend(engine: Any, row: Any, version: Any, stats: dict[str, Any]) -> dict[str, Any]:
+    """Bands and the step from the series' previous scored run (when it was scored against
+    the same test set version: otherwise the numbers do not compare)."""
+    from bleucli.server import scoring
+
+    earlier = [
+        run
+        for run in store.series_runs(engine, row.testset_id, row.team_id, row.series)
+        if run.id < row.id and run.status == "scored"
+    ]
+    previous = None
+    document_previous = None
+    if earlier and earlier[-1].version_id == row.version_id:
+        previous = store.stats(engine, [earlier[-1].id])[earlier[-1].id]
+        document_previous = earlier[-1].id
+    trend = scoring.intervals(version.references, version.args, stats, previous)
+    trend["step_from"] = document_previous
+    return trend
+
+
 def run_job(engine: Any, job: store.Job, name: str) -> str:
     """Score one held job; the status it ends in."""
     from bleucli.errors import BleucliError
@@ -88,6 +108,9 @@ def run_job(engine: Any, job: store.Job, name: str) -> str:
                 "scores": json.dumps(scored.scores),
                 "stats": store.encode_stats(scored.stats),
                 "receipt": json.dumps(receipt, ensure_ascii=False),
+                "intervals": json.dumps(_trend(engine, row, version, scored.stats))
+                if row.series
+                else None,
             },
         )
         if written and store.pending(engine, job.testset_id) == 0:

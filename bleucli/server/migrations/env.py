@@ -6,6 +6,6 @@ from __future__ import annotations
 from alembic import context
 
 connection = context.config.attributes["connection"]
-context.configure(connection=connection, render_as_batch=connection.dialect.name == "sqlite")
+context.configure(connection=connection)
 with context.begin_transaction():
     context.run_migrations()
