@@ -46,6 +46,7 @@ def init_command(url: str, name: str | None) -> None:
 @click.option("--docids", default=None, metavar="FILE")
 @click.option("--visibility", type=click.Choice(["blind", "public", "private"]), default=None)
 @click.option("--owner", default=None, metavar="TEAM", help="The team a private set belongs to.")
+@click.option("-lc", "--lowercase", is_flag=True, hidden=True)  # the scoring option, not -l c
 @click.option(
     "--public-badge/--no-public-badge",
     default=None,
@@ -64,7 +65,7 @@ def init_command(url: str, name: str | None) -> None:
 @click.pass_context
 def add_testset_command(ctx: click.Context, url: str, name: str, pair: str, refs: tuple[str, ...],
                         source: str | None, docids: str | None, visibility: str | None,
-                        owner: str | None, public_badge: bool | None,
+                        owner: str | None, public_badge: bool | None, lowercase: bool,
                         opens: str | None, closes: str | None, limit_per_day: int | None,
                         limit_total: int | None, limit_failures_per_day: int | None) -> None:  # fmt: skip
     """Register a test set, or update it for later submissions. Metric options follow as
@@ -85,7 +86,9 @@ def add_testset_command(ctx: click.Context, url: str, name: str, pair: str, refs
         "limit_total": limit_total,
         "limit_failures_per_day": limit_failures_per_day,
     }
-    args = list(ctx.args) or ["-m", "bleu", "chrf", "ter"]
+    args = list(ctx.args) + (["-lc"] if lowercase else [])
+    if not any(arg in ("-m", "--metrics") for arg in args):
+        args = ["-m", "bleu", "chrf", "ter", *args]
     click.echo(add_testset(url, name, pair, refs, source, docids, args, settings))
 
 

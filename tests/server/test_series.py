@@ -1,0 +1,306 @@
+"""Score history for CI: series with labels, the server-side gate (whose numbers equal
+``bleucli gate``'s statistical gate on the same files), baselines by ``--against`` and
+``--promote``, private test sets, the series API and its CSV, the trend page in Chromium,
+and badges."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.browser import launch, needs_chromium
+from tests.conftest import EXAMPLES
+from tests.server.conftest import HYP, HYP2, REF, Task, bleucli, set_up, start_server
+
+
+def slightly_worse(folder: Path) -> str:
+    """The example output with one word fewer on its first line: a drop that is noise."""
+    lines = Path(HYP).read_text(encoding="utf-8").splitlines()
+    path = folder / "slightly.de"
+    path.write_text("\n".join([lines[0].rsplit(" ", 1)[0], *lines[1:]]) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def submit(task: Task, path: str, *extra: str, check: bool = True):
+    proc = bleucli(
+        "submit", "--server", task.server.url, "--token-file", task.token_file("alpha"),
+        "-t", "news", "-i", path, "--series", "main", *extra, check=False,
+    )  # fmt: skip
+    if check:
+        assert proc.returncode in (0, 3), proc.stderr
+    return proc
+
+
+@pytest.fixture
+def series_task(db_url, tmp_path):
+    tokens = set_up(
+        db_url, tmp_path, testset_args=("-m", "bleu", "chrf", "ter", "--limit-per-day", "50")
+    )
+    server = start_server(db_url, tmp_path)
+    yield Task(server, tokens, tmp_path)
+    server.stop()
+
+
+def local_gate(folder: Path, base: str, now: str, *args: str) -> dict:
+    """``bleucli gate``'s statistical gate on the same two files, as JSON."""
+    for name, path in (("base.json", base), ("now.json", now)):
+        (folder / name).write_text(bleucli(REF, "-i", path, "-m", "bleu", "chrf", "ter").stdout)
+    proc = bleucli(
+        "gate", str(folder / "now.json"), "--baseline", str(folder / "base.json"),
+        "--baseline-output", base, "--output", now, "--refs", REF, "-f", "json", *args, check=False,
+    )  # fmt: skip
+    return json.loads(proc.stdout)
+
+
+def test_gate_verdicts_equal_bleucli_gate(series_task: Task, tmp_path: Path) -> None:
+    first = submit(series_task, HYP, "--gate", "--promote", "-f", "json")
+    assert first.returncode == 0 and json.loads(first.stdout)["baseline"] is None
+    # a drop that is noise: passes, with bleucli gate's p-value
+    noisy = slightly_worse(tmp_path)
+    proc = submit(series_task, noisy, "--gate", "--tolerance", "0.01", "-f", "json")
+    verdict = json.loads(proc.stdout)
+    local = local_gate(tmp_path, HYP, noisy, "--tolerance", "0.01")
+    assert proc.returncode == 0 and verdict["passed"] is local["passed"] is True
+    assert [c["detail"] for c in verdict["checks"]] == [c["detail"] for c in local["checks"]]
+    assert any("not significant: p = " in c["detail"] for c in verdict["checks"])
+    # a significant drop: fails (exit 3), the same p-values
+    proc = submit(series_task, HYP2, "--gate", "--tolerance", "0.5", "-f", "json")
+    verdict = json.loads(proc.stdout)
+    local = local_gate(tmp_path, HYP, HYP2, "--tolerance", "0.5")
+    assert proc.returncode == 3 and verdict["passed"] is local["passed"] is False
+    assert [(c["check"], c["status"], c["detail"]) for c in verdict["checks"]] == [
+        (c["check"], c["status"], c["detail"]) for c in local["checks"]
+    ]
+    # the baseline stayed the promoted first run
+    assert verdict["baseline"] == json.loads(first.stdout)["run"]
+
+
+def test_a_signature_change_fails_the_gate(tmp_path) -> None:
+    db = f"sqlite:///{tmp_path / 'sig.db'}"
+    tokens = set_up(db, tmp_path, testset_args=("-m", "bleu"))
+    server = start_server(db, tmp_path)
+    try:
+        task = Task(server, tokens, tmp_path)
+        assert submit(task, HYP, "--gate").returncode == 0
+        bleucli(
+            "server",
+            "add-testset",
+            "--db",
+            db,
+            "news",
+            "-l",
+            "en-de",
+            "--ref",
+            REF,
+            "-m",
+            "bleu",
+            "-tok",
+            "intl",
+        )
+        proc = submit(task, HYP, "--gate")
+        assert proc.returncode == 3
+        assert "FAIL BLEU signature" in proc.stdout and "tok:13a -> tok:intl" in proc.stdout
+    finally:
+        server.stop()
+
+
+def test_against_last_best_id_and_promote(tmp_path) -> None:
+    db = f"sqlite:///{tmp_path / 'against.db'}"
+    tokens = set_up(db, tmp_path, testset_args=("-m", "bleu", "--limit-per-day", "50"))
+    server = start_server(db, tmp_path)
+    try:
+        task = Task(server, tokens, tmp_path)
+
+        def gate(path: str, *extra: str) -> dict:
+            return json.loads(submit(task, path, "--gate", "-f", "json", *extra).stdout)
+
+        worse = gate(HYP2)["run"]  # the series' first run: the default baseline
+        best = gate(HYP, "--promote")["run"]  # passes (better than the first) and is promoted
+        assert gate(HYP2)["baseline"] == best  # default: the last promoted run
+        last = gate(HYP, "--against", "last")
+        assert last["baseline"] == best + 1  # the previous run, whatever its verdict
+        assert gate(HYP2, "--against", "best")["baseline"] == best  # first of the best scores
+        assert gate(HYP, "--against", str(worse))["baseline"] == worse
+        missing = submit(task, HYP, "--gate", "--against", "99999", check=False)
+        assert missing.returncode == 1 and "no other run 99999" in missing.stderr
+        failed = gate(HYP2, "--tolerance", "0.5", "--promote")
+        assert failed["passed"] is False and failed["promoted"] is False  # only a pass promotes
+    finally:
+        server.stop()
+
+
+def test_private_sets_exist_only_for_their_team(tmp_path) -> None:
+    db = f"sqlite:///{tmp_path / 'private.db'}"
+    tokens = set_up(db, tmp_path, teams=("alpha", "beta"))
+    bleucli("server", "add-testset", "--db", db, "inhouse", "-l", "en-de", "--ref", REF, "-m", "bleu",
+            "--visibility", "private", "--owner", "alpha")  # fmt: skip
+    server = start_server(db, tmp_path)
+    try:
+        url = server.url
+        alpha, beta = ({"Authorization": f"Bearer {tokens[t]}"} for t in ("alpha", "beta"))
+        with open(HYP, "rb") as handle:
+            data = handle.read()
+        mine = requests.post(url + "/api/v1/submissions", headers=alpha, timeout=30,
+                             data={"testset": "inhouse", "series": "main"}, files={"hypothesis": ("h", data)})  # fmt: skip
+        assert mine.status_code == 202
+        theirs = requests.post(url + "/api/v1/submissions", headers=beta, timeout=30,
+                               data={"testset": "inhouse"}, files={"hypothesis": ("h", data)})  # fmt: skip
+        assert theirs.status_code == 404 and theirs.json()["error"] == "no test set named 'inhouse'"
+
+        def names(headers: dict) -> list[str]:
+            answer = requests.get(url + "/api/v1/testsets", headers=headers, timeout=30)
+            return [t["name"] for t in answer.json()]
+
+        assert (
+            "inhouse" in names(alpha)
+            and "inhouse" not in names(beta)
+            and "inhouse" not in names({})
+        )
+        for path in ("/api/v1/leaderboards/inhouse", "/testsets/inhouse", "/api/v1/series/inhouse/main",
+                     "/testsets/inhouse/series/main", "/badges/inhouse/main.svg"):  # fmt: skip
+            for headers in (beta, {}):
+                answer = requests.get(url + path, headers=headers, timeout=30)
+                assert answer.status_code in (401, 404), (path, answer.status_code)
+                assert (
+                    "inhouse" not in answer.text.replace("'inhouse'", "")
+                    or answer.status_code == 404
+                )
+        assert "inhouse" not in requests.get(url + "/", headers=beta, timeout=30).text
+        # the owner sees everything, per-sentence scores included (no reveal needed)
+        submission = mine.json()["id"]
+        import time
+
+        for _ in range(200):
+            state = requests.get(
+                f"{url}/api/v1/submissions/{submission}", headers=alpha, timeout=30
+            ).json()
+            if state["status"] == "scored":
+                break
+            time.sleep(0.1)
+        segments = requests.get(
+            f"{url}/api/v1/submissions/{submission}/segments", headers=alpha, timeout=30
+        )
+        assert segments.status_code == 200 and len(segments.json()["segments"]["BLEU"]) == 30
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def history(tmp_path):
+    """A series with every state: a first run, a significant step, runs equal to their
+    predecessor, a signature change; labels on every run; a public badge."""
+    db = f"sqlite:///{tmp_path / 'history.db'}"
+    tokens = set_up(db, tmp_path, teams=("alpha", "beta"))
+    bleucli("server", "add-testset", "--db", db, "news", "-l", "en-de", "--ref", REF, "-m", "bleu", "chrf",
+            "--visibility", "private", "--owner", "alpha", "--public-badge", "--limit-per-day", "50")  # fmt: skip
+    server = start_server(db, tmp_path)
+    task = Task(server, tokens, tmp_path)
+    for k, path in enumerate([HYP, HYP2, HYP, HYP]):
+        submit(task, path, "--gate", "--label", f"commit=c{k}", "--label", "model=base,v2")
+    bleucli(
+        "server",
+        "add-testset",
+        "--db",
+        db,
+        "news",
+        "-l",
+        "en-de",
+        "--ref",
+        REF,
+        "-m",
+        "bleu",
+        "chrf",
+        "-lc",
+    )
+    submit(task, HYP, "--gate", "--label", "commit=lowercased")
+    yield task
+    server.stop()
+
+
+def test_series_api_and_csv_round_trip(history: Task) -> None:
+    url = history.server.url + "/api/v1/series/news/main"
+    headers = {"Authorization": f"Bearer {history.tokens['alpha']}"}
+    runs = requests.get(url, headers=headers, timeout=30).json()["runs"]
+    assert [run["labels"]["commit"] for run in runs] == ["c0", "c1", "c2", "c3", "lowercased"]
+    assert all(run["gate"] is not None for run in runs)
+    assert runs[-1]["signatures"]["BLEU"] != runs[0]["signatures"]["BLEU"]
+    text = requests.get(url + "?format=csv", headers=headers, timeout=30).text
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert [int(row["id"]) for row in rows] == [run["id"] for run in runs]
+    for row, run in zip(rows, runs):
+        assert float(row["BLEU"]) == run["scores"]["BLEU"]
+        assert float(row["BLEU ci"]) == run["intervals"]["BLEU"][1]
+        assert row["BLEU signature"] == run["signatures"]["BLEU"]
+        assert row["label:model"] == run["labels"].get("model", "")
+    assert (
+        requests.get(
+            url, headers={"Authorization": f"Bearer {history.tokens['beta']}"}, timeout=30
+        ).status_code
+        == 404
+    )
+
+
+def test_badge_is_valid_svg_and_public_only_where_allowed(history: Task) -> None:
+    url = history.server.url + "/badges/news/main.svg"
+    answer = requests.get(url, timeout=30)  # the owner allowed it: no token needed
+    assert answer.status_code == 200 and answer.headers["content-type"].startswith("image/svg+xml")
+    root = ET.fromstring(answer.text)
+    assert root.tag.endswith("svg") and "BLEU" in answer.text
+    assert (
+        requests.get(history.server.url + "/badges/news/other.svg", timeout=30).status_code == 404
+    )
+    assert (
+        requests.get(
+            url, headers={"Authorization": f"Bearer {history.tokens['beta']}"}, timeout=30
+        ).status_code
+        == 404
+    )
+
+
+@pytest.fixture(scope="module")
+def browser():
+    yield from launch()
+
+
+@needs_chromium
+@pytest.mark.parametrize("width", [800, 1280, 1600])
+def test_trend_page_renders_every_state(history: Task, browser, width) -> None:
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(history.server.url + "/signin")
+    page.fill("#token", history.tokens["alpha"])
+    page.click("button")
+    page.goto(history.server.url + "/testsets/news/series/main")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    figure = page.evaluate("""() => { const s = document.querySelector('svg.trend');
+        const b = s.getBoundingClientRect();
+        return {width: b.width, right: b.right, polylines: s.querySelectorAll('polyline').length,
+                titles: [...s.querySelectorAll('title')].map(t => t.textContent),
+                texts: [...s.querySelectorAll('text')].map(t => t.textContent)}; }""")
+    assert figure["right"] <= width and figure["width"] > 300
+    assert any("commit=c1" in title for title in figure["titles"])  # labels on hover
+    assert any(text.startswith("new signature from run") for text in figure["texts"])
+    assert any("significant step" in title for title in figure["titles"])  # run c1, a real drop
+    assert "commit=lowercased" in page.inner_text("table")  # labels in the table
+    page.close()
+
+
+def test_one_run_series_page(tmp_path, browser) -> None:
+    db = f"sqlite:///{tmp_path / 'one.db'}"
+    tokens = set_up(db, tmp_path, teams=("alpha",), testset_args=("-m", "bleu"))
+    server = start_server(db, tmp_path)
+    try:
+        task = Task(server, tokens, tmp_path)
+        submit(task, str(EXAMPLES / "hyp.de"))
+        answer = requests.get(server.url + "/testsets/news/series/main",
+                              headers={"Authorization": f"Bearer {tokens['alpha']}"}, timeout=30)  # fmt: skip
+        assert (
+            answer.status_code == 200 and "<svg" in answer.text and "<polyline" not in answer.text
+        )
+    finally:
+        server.stop()
