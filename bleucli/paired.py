@@ -58,10 +58,12 @@ def paired_bootstrap(
     n_samples: int,
     seed: int | None,
     resamples: Resamples | None = None,
+    system_scores: Any = None,
 ) -> PairedResult:
     """Moses' bootstrap-hypothesis-difference-significance, as SacreBLEU runs it: every
     comparison draws from a generator seeded alike, so with a fixed seed all of them share
-    one set of ``resamples`` (passed in to reuse its draw counts)."""
+    one set of ``resamples`` (passed in to reuse its draw counts; ``system_scores``: the
+    system's scores in those resamples, when the caller has them already)."""
     import numpy as np
 
     if resamples is None:
@@ -69,7 +71,9 @@ def paired_bootstrap(
     system_score = metric.score_from_values(sum_rows(system_rows)).score
     baseline_score = metric.score_from_values(sum_rows(baseline_rows)).score
     scores_baseline = resamples.scores(metric, baseline_rows)
-    scores_system = resamples.scores(metric, system_rows)
+    scores_system = (
+        resamples.scores(metric, system_rows) if system_scores is None else system_scores
+    )
     mean, ci = estimate_ci(scores_system)
     differences = np.abs(scores_system - scores_baseline)
     centred = differences - differences.mean()

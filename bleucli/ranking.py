@@ -118,14 +118,18 @@ def rank_systems(
     n_samples: int,
     seed: int | None,
     higher_is_better: bool = True,
+    resampled: list[Any] | None = None,
 ) -> Ranking:
-    """The ranking of ``names`` (whose per-segment statistics are ``rows``) by ``metric``."""
+    """The ranking of ``names`` (whose per-segment statistics are ``rows``) by ``metric``;
+    ``resampled``: each system's scores in the seeded resamples, when the caller kept them
+    (the evaluation server stores them once per submission)."""
     import numpy as np
 
     totals = [metric.score_from_values(sum_rows(r)) for r in rows]
     scores = [total.score for total in totals]
-    resamples = draw_resamples(len(rows[0]), n_samples, seed)
-    resampled = [resamples.scores(metric, r) for r in rows]
+    if resampled is None:
+        resamples = draw_resamples(len(rows[0]), n_samples, seed)
+        resampled = [resamples.scores(metric, r) for r in rows]
     ranges = rank_ranges(resampled, higher_is_better)
     systems = []
     for name, score, samples, (low, high) in zip(names, scores, resampled, ranges):

@@ -163,6 +163,12 @@ def main() -> int:
         ]
         data = ("\n".join(changed) + "\n").encode("utf-8")
         variants.append((data, score(version.references, version.args, data)))
+    from bleucli.server.scoring import intervals
+
+    kept = [  # each variant's resampled scores, as the worker keeps them
+        json.dumps(intervals(version.references, version.args, scored.stats)["resampled"])
+        for _, scored in variants
+    ]
     from sqlalchemy import insert
 
     from bleucli.server import schema
@@ -174,12 +180,15 @@ def main() -> int:
         for k in range(1000 - len(accepted) - args.samples):
             team = k % 50
             data, scored = variants[team]
-            connection.execute(insert(schema.submissions).values(
+            sid = connection.execute(insert(schema.submissions).values(
                 testset_id=testset.id, version_id=version.id, team_id=team_ids[f"team{team:02d}"],
-                name=f"run {k}", status="scored", hypothesis=data, hypothesis_sha256="0" * 64,
-                result=scored.result, scores=json.dumps(scored.scores), stats=store.encode_stats(scored.stats),
+                name=f"run {k}", status="scored", hypothesis_sha256="0" * 64,
+                result=scored.result, scores=json.dumps(scored.scores),
                 receipt="{}", primary_choice=False, attempts=1, created_at=store.now(), finished_at=store.now(),
-            ))  # fmt: skip
+            )).inserted_primary_key[0]  # fmt: skip
+            connection.execute(insert(schema.submission_data).values(
+                submission_id=sid, hypothesis=data, stats=store.encode_stats(scored.stats),
+                resampled=kept[variants.index((data, scored))]))  # fmt: skip
     started = time.perf_counter()
     document = leaderboard.compute(engine, testset)
     store.save_leaderboard(engine, testset.id, document)
@@ -209,6 +218,97 @@ def main() -> int:
             f"a new primary: re-cluster {len(document['rows'])} systems (1,000 resamples)",
             f"{recluster:.2f} s",
             "<= 2 s",
+        )
+    )
+
+    # 4. the server-side gate: a 2,037-line run against its series' baseline
+    token_file = folder / "team.token"
+    token_file.write_text(tokens[1])
+    server = start(db, 1, args.port)
+    gate_times, cli_times = [], []
+    for k in range(args.samples):
+        path = systems[k % len(systems)]
+        answer = requests.post(
+            f"{url}/api/v1/submissions", headers={"Authorization": f"Bearer {tokens[1]}"},
+            data={"testset": "wmt22", "name": f"gate {k}", "series": "gate"},
+            files={"hypothesis": ("h.txt", path.read_bytes())}, timeout=300,
+        )  # fmt: skip
+        started = time.perf_counter()  # the upload is acknowledged: durably stored
+        wait(url, tokens[1], answer.json()["id"])
+        verdict = requests.post(
+            f"{url}/api/v1/submissions/{answer.json()['id']}/gate",
+            headers={"Authorization": f"Bearer {tokens[1]}"}, json={"tolerance": 0.5}, timeout=300,
+        )  # fmt: skip
+        assert verdict.status_code == 200, verdict.text
+        gate_times.append(time.perf_counter() - started)
+    for k in range(5):  # the whole command, interpreter start and upload included
+        started = time.perf_counter()
+        proc = subprocess.run(
+            [sys.executable, "-m", "bleucli", "submit", "--server", url, "--token-file", str(token_file),
+             "-t", "wmt22", "-i", str(systems[k % len(systems)]), "--series", "gate", "--gate", "-f", "json"],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        cli_times.append(time.perf_counter() - started)
+        assert proc.returncode in (0, 3), proc.stderr
+    stop(server)
+    rows.append(("gate verdict of a 2,037-line run vs its baseline (1,000 resamples), after the upload",
+                 f"p50 {statistics.median(gate_times):.2f} s, p95 {quantile(gate_times, 0.95):.2f} s",
+                 "<= 1.5 s"))  # fmt: skip
+    rows.append(("... `bleucli submit --gate` as a whole (interpreter start and upload included)",
+                 f"p50 {statistics.median(cli_times):.2f} s", ""))  # fmt: skip
+
+    # 5. a series of 1,000 runs: its API and trend page
+    bands = [
+        json.dumps(intervals(version.references, version.args, scored.stats))
+        for _, scored in variants[:10]
+    ]
+    with writing(engine) as connection:
+        for k in range(1000):
+            data, scored = variants[k % 10]
+            sid = connection.execute(insert(schema.submissions).values(
+                testset_id=testset.id, version_id=version.id, team_id=team_ids["team02"],
+                name=f"nightly {k}", status="scored", hypothesis_sha256="0" * 64,
+                result=scored.result, scores=json.dumps(scored.scores),
+                receipt="{}", primary_choice=False, attempts=1, created_at=store.now(), finished_at=store.now(),
+                series="nightly", labels=json.dumps({"commit": f"{k:07x}"}), intervals=bands[k % 10],
+                promoted=False,
+            )).inserted_primary_key[0]  # fmt: skip
+            connection.execute(insert(schema.submission_data).values(
+                submission_id=sid, hypothesis=data, stats=store.encode_stats(scored.stats),
+                resampled=kept[variants.index((data, scored))]))  # fmt: skip
+    server = start(db, 0, args.port)
+    headers = {"Authorization": f"Bearer {tokens[2]}"}
+    series_api, series_page = [], []
+    for _ in range(50):
+        t0 = time.perf_counter()
+        assert (
+            requests.get(
+                f"{url}/api/v1/series/wmt22/nightly", headers=headers, timeout=60
+            ).status_code
+            == 200
+        )
+        series_api.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        assert (
+            requests.get(
+                f"{url}/testsets/wmt22/series/nightly", headers=headers, timeout=60
+            ).status_code
+            == 200
+        )
+        series_page.append(time.perf_counter() - t0)
+    stop(server)
+    rows.append(
+        (
+            "series of 1,000 runs: API",
+            f"p50 {1000 * statistics.median(series_api):.0f} ms, p95 {1000 * quantile(series_api, 0.95):.0f} ms",
+            "<= 150 ms p95",
+        )
+    )
+    rows.append(
+        (
+            "... trend page",
+            f"p50 {1000 * statistics.median(series_page):.0f} ms, p95 {1000 * quantile(series_page, 0.95):.0f} ms",
+            "<= 150 ms p95",
         )
     )
 

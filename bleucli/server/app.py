@@ -37,6 +37,8 @@ log = logging.getLogger("bleucli.server")
 #: Default upload limit (bytes): a 2,000-line test set's output is well under 1 MB.
 DEFAULT_MAX_UPLOAD = 20 * 1024 * 1024
 SESSION_COOKIE = "bleucli_session"
+#: Runs listed under a trend (newest first; ``?all`` lists every one): the figure has all.
+TABLE_RUNS = 100
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
     "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
@@ -472,9 +474,10 @@ async def page_series(request: Request) -> Response:
     testset, series, runs = series_of(request)
     documents = [run_document(row) for row in runs]
     metrics = list(dict.fromkeys(m for run in documents for m in run["scores"]))
+    shown = documents if "all" in request.query_params else documents[-TABLE_RUNS:]
     return render(
         request, "series.html", testset=testset, series=series, runs=documents,
-        figure=svg(documents, metrics), metrics=metrics,
+        figure=svg(documents, metrics), metrics=metrics, table=shown[::-1],
     )  # fmt: skip
 
 

@@ -43,9 +43,11 @@ def compute(engine: Any, testset: store.TestSet) -> dict[str, Any]:
     if len(ranked) == 1:
         places = {names[0]: (1, "1", 1)}
     else:
+        kept = store.resampled(engine, [row.id for row in ranked], first_key, label, N_SAMPLES)
+        reuse = [kept[row.id] for row in ranked] if seed and len(kept) == len(ranked) else None
         ranking = rank_systems(
             first, [stats[row.id][first_key] for row in ranked], names, "bs", N_SAMPLES,
-            seed or None, first.higher_is_better,
+            seed or None, first.higher_is_better, reuse,
         )  # fmt: skip
         places = {}
         for system in ranking.systems:

@@ -93,10 +93,8 @@ submissions = Table(
     Column("name", Text, nullable=False),
     Column("status", String(16), nullable=False, index=True),  # queued scoring scored failed
     Column("error", Text, nullable=True),
-    Column("hypothesis", LargeBinary, nullable=False),
     Column("hypothesis_sha256", String(64), nullable=False),
     Column("result", Text, nullable=True),  # JSON: what `bleucli REF -i HYP -m ...` prints
-    Column("stats", Text, nullable=True),  # JSON: per metric, per-sentence statistics
     Column("scores", Text, nullable=True),  # JSON: {metric name: score}
     Column("receipt", Text, nullable=True),  # JSON: the signed receipt
     Column("primary_choice", Boolean, nullable=False, default=False),
@@ -111,6 +109,20 @@ submissions = Table(
     Column("intervals", Text, nullable=True),  # JSON {metric: [mean, half-width]} (95%)
     Column("promoted", Boolean, nullable=False, default=False),
     Column("gate", Text, nullable=True),  # JSON: the last gate verdict on this run
+)
+
+#: A submission's large parts, apart from its row: the uploaded bytes and its per-sentence
+#: statistics (SQLite walks a row's overflow pages to reach the columns after them, which
+#: made a 1,000-run history ten times slower to read).
+submission_data = Table(
+    "submission_data",
+    metadata,
+    Column("submission_id", Integer, ForeignKey("submissions.id"), primary_key=True),
+    Column("hypothesis", LargeBinary, nullable=False),
+    Column("stats", Text, nullable=True),  # JSON: per metric, one JSON text of rows
+    # JSON {"seed", "n", "scores": {metric: base64 float64}}: each metric's scores in the
+    # seeded bootstrap resamples, so a leaderboard re-ranks without resampling
+    Column("resampled", Text, nullable=True),
 )
 
 #: Refused uploads (wrong line count, not UTF-8, empty), counted against the daily cap.

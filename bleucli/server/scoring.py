@@ -118,21 +118,29 @@ def intervals(
     """What a series' trend page draws, from stored statistics: each metric's bootstrap
     mean and 95% half-width (``-ci``'s, seeded as it is), and with the previous run's
     statistics (same test set version) the paired bootstrap p-value of the step from it,
-    per metric (``bleucli gate``'s test)."""
+    per metric (``bleucli gate``'s test); and the resampled scores themselves, kept for the
+    leaderboard (``"resampled"``)."""
     from bleucli.paired import estimate_ci, paired_bootstrap
     from bleucli.significance import draw_resamples, seed_from_environment
 
     _, seed = seed_from_environment()
     metrics = metrics_for(references, args)
     drawn = draw_resamples(len(references[0]), n_samples, seed)
+    import base64
+
+    label, _ = seed_from_environment()
     bands: dict[str, list[float]] = {}
     steps: dict[str, float | None] = {}
+    kept: dict[str, Any] = {"seed": label, "n": n_samples, "scores": {}}
     for key, metric in metrics.items():
         name = metric.score_from_values(stats[key][0]).name
-        mean, half = estimate_ci(drawn.scores(metric, stats[key]))
+        scores = drawn.scores(metric, stats[key])
+        kept["scores"][key] = base64.b64encode(scores.astype("float64").tobytes()).decode("ascii")
+        mean, half = estimate_ci(scores)
         bands[name] = [float(mean), float(half)]
-        if previous is not None:
+        if previous is not None:  # the same draws when seeded (seed 0: unseeded, as the gate)
+            shared = (drawn, scores) if seed else (None, None)
             steps[name] = paired_bootstrap(
-                metric, previous[key], stats[key], n_samples, seed or None
+                metric, previous[key], stats[key], n_samples, seed or None, *shared
             ).p_value
-    return {"ci": bands, "step_p": steps}
+    return {"ci": bands, "step_p": steps, "resampled": kept}

@@ -419,18 +419,22 @@ def add_submission(
                 f"{iso(reset)}",
                 int((reset - moment).total_seconds()) + 1,
             )
-        return int(
+        submission_id = int(
             connection.execute(
                 insert(t.submissions)
                 .values(
                     testset_id=testset.id, version_id=testset.version_id, team_id=team_id,
-                    name=name, status="queued", hypothesis=hypothesis, hypothesis_sha256=digest,
+                    name=name, status="queued", hypothesis_sha256=digest,
                     primary_choice=False, attempts=0, created_at=moment, series=series,
                     labels=json.dumps(labels or {}, ensure_ascii=False), promoted=False,
                 )
                 .returning(t.submissions.c.id)
             ).scalar_one()
         )  # fmt: skip
+        connection.execute(
+            insert(t.submission_data).values(submission_id=submission_id, hypothesis=hypothesis)
+        )
+        return submission_id
 
 
 SUBMISSION_COLUMNS = [
@@ -470,15 +474,29 @@ def submissions(engine: Any, testset_id: int | None, team_id: int | None) -> lis
         return list(connection.execute(query).all())
 
 
+#: What a series' history needs of each run (no receipt, no hypothesis, no statistics).
+SERIES_COLUMNS = [
+    t.submissions.c.id, t.submissions.c.testset_id, t.submissions.c.team_id,
+    t.submissions.c.version_id, t.submissions.c.name, t.submissions.c.status,
+    t.submissions.c.created_at, t.submissions.c.labels, t.submissions.c.scores,
+    t.submissions.c.result, t.submissions.c.intervals, t.submissions.c.promoted,
+    t.submissions.c.gate, t.submissions.c.series,
+]  # fmt: skip
+
+
 def series_runs(engine: Any, testset_id: int, team_id: int, series: str) -> list[Any]:
     """A team's runs of one series on one test set, oldest first."""
-    query = _submissions_query().where(
-        t.submissions.c.testset_id == testset_id,
-        t.submissions.c.team_id == team_id,
-        t.submissions.c.series == series,
+    query = (
+        select(*SERIES_COLUMNS)
+        .where(
+            t.submissions.c.testset_id == testset_id,
+            t.submissions.c.team_id == team_id,
+            t.submissions.c.series == series,
+        )
+        .order_by(t.submissions.c.id)
     )
     with engine.connect() as connection:
-        return list(connection.execute(query.order_by(t.submissions.c.id)).all())
+        return list(connection.execute(query).all())
 
 
 def save_gate(engine: Any, submission_id: int, document: str, promote: bool) -> None:
@@ -495,7 +513,9 @@ def hypothesis(engine: Any, submission_id: int) -> bytes:
     with engine.connect() as connection:
         return bytes(
             connection.execute(
-                select(t.submissions.c.hypothesis).where(t.submissions.c.id == submission_id)
+                select(t.submission_data.c.hypothesis).where(
+                    t.submission_data.c.submission_id == submission_id
+                )
             ).scalar_one()
         )
 
@@ -514,17 +534,44 @@ def stats(
         return {}
     with engine.connect() as connection:
         rows = connection.execute(
-            select(t.submissions.c.id, t.submissions.c.stats).where(
-                t.submissions.c.id.in_(submission_ids)
+            select(t.submission_data.c.submission_id, t.submission_data.c.stats).where(
+                t.submission_data.c.submission_id.in_(submission_ids)
             )
         ).all()
     out = {}
     for row in rows:
         if row.stats:
             packed = json.loads(row.stats)
-            out[row.id] = {
+            out[row.submission_id] = {
                 k: json.loads(v) for k, v in packed.items() if metrics is None or k in metrics
             }
+    return out
+
+
+def resampled(
+    engine: Any, submission_ids: list[int], metric: str, seed: str, n: int
+) -> dict[int, Any]:
+    """Stored resampled scores of ``metric`` (a numpy array by submission) where they were
+    drawn with this seed and count; submissions without them are left out."""
+    import base64
+
+    import numpy as np
+
+    if not submission_ids:
+        return {}
+    with engine.connect() as connection:
+        rows = connection.execute(
+            select(t.submission_data.c.submission_id, t.submission_data.c.resampled).where(
+                t.submission_data.c.submission_id.in_(submission_ids)
+            )
+        ).all()
+    out = {}
+    for row in rows:
+        if row.resampled:
+            document = json.loads(row.resampled)
+            if document["seed"] == seed and document["n"] == n and metric in document["scores"]:
+                raw = base64.b64decode(document["scores"][metric])
+                out[row.submission_id] = np.frombuffer(raw, dtype=np.float64)
     return out
 
 
@@ -646,12 +693,19 @@ def renew(engine: Any, job: Job, worker: str) -> bool:
 def finish(engine: Any, job: Job, worker: str, values: dict[str, Any]) -> bool:
     """Write a job's outcome in one transaction, only while this worker still holds it: a
     job is scored exactly once even if a lease ran out and another worker took it over."""
+    data = {key: values.pop(key) for key in ("stats", "resampled") if key in values}
     with writing(engine) as connection:
         done = connection.execute(
             update(t.submissions)
             .where(_held(job, worker))
             .values(finished_at=now(), lease_until=None, **values)
         )
+        if done.rowcount and data:
+            connection.execute(
+                update(t.submission_data)
+                .where(t.submission_data.c.submission_id == job.id)
+                .values(**data)
+            )
     return bool(done.rowcount)
 
 

@@ -53,8 +53,24 @@ def _marker(shape: str, x: float, y: float, colour: str, title: str) -> str:
     return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{colour}">{tip}</circle>'
 
 
+#: Figures by the identity of their (cached, unchanging) run documents: a long series is
+#: drawn again only when one of its runs changes or a run is added.
+#: An entry keeps its documents alive, so their ids cannot be reused while it exists.
+_FIGURES: dict[tuple, tuple[tuple, str]] = {}
+
+
 def svg(runs: list[dict[str, Any]], metrics: list[str], alpha: float = 0.05) -> str:
     """The trend figure; ``runs`` as the series API gives them (oldest first)."""
+    key = (tuple(map(id, runs)), tuple(metrics), alpha)
+    found = _FIGURES.get(key)
+    if found is None:
+        if len(_FIGURES) >= 64:
+            _FIGURES.clear()
+        found = _FIGURES[key] = (tuple(runs), _svg(runs, metrics, alpha))
+    return found[1]
+
+
+def _svg(runs: list[dict[str, Any]], metrics: list[str], alpha: float) -> str:
     height = TOP + len(metrics) * (PANEL + 34) + 40
     parts = [
         f'<svg class="trend" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
@@ -158,8 +174,24 @@ def badge(label: str, message: str, colour: str) -> str:
     )
 
 
+#: Run documents by (id and every column that can still change): a long series is read
+#: again at every view, but its old runs do not change.
+_DOCUMENTS: dict[tuple, dict[str, Any]] = {}
+_DOCUMENTS_LIMIT = 50_000
+
+
 def run_document(row: Any) -> dict[str, Any]:
-    """A run of a series as the API gives it."""
+    """A run of a series as the API gives it (cached while the run stays as it is)."""
+    key = (row.id, row.status, row.promoted, row.gate, row.intervals, row.scores)
+    found = _DOCUMENTS.get(key)
+    if found is None:
+        if len(_DOCUMENTS) >= _DOCUMENTS_LIMIT:
+            _DOCUMENTS.clear()
+        found = _DOCUMENTS[key] = _run_document(row)
+    return found
+
+
+def _run_document(row: Any) -> dict[str, Any]:
     result = json.loads(row.result) if row.result else []
     entries = result if isinstance(result, list) else [result]
     trend = json.loads(row.intervals) if row.intervals else {}

@@ -41,22 +41,22 @@ def _renewing(engine: Any, job: store.Job, name: str, done: threading.Event) -> 
 
 
 def _trend(engine: Any, row: Any, version: Any, stats: dict[str, Any]) -> dict[str, Any]:
-    """Bands and the step from the series' previous scored run (when it was scored against
-    the same test set version: otherwise the numbers do not compare)."""
+    """Bands, resampled scores (every run: leaderboards reuse them) and, in a series, the
+    step from its previous scored run (when that was scored against the same test set
+    version: otherwise the numbers do not compare)."""
     from bleucli.server import scoring
 
-    earlier = [
-        run
-        for run in store.series_runs(engine, row.testset_id, row.team_id, row.series)
-        if run.id < row.id and run.status == "scored"
-    ]
+    earlier = []
+    if row.series:
+        runs = store.series_runs(engine, row.testset_id, row.team_id, row.series)
+        earlier = [run for run in runs if run.id < row.id and run.status == "scored"]
     previous = None
-    document_previous = None
+    step_from = None
     if earlier and earlier[-1].version_id == row.version_id:
         previous = store.stats(engine, [earlier[-1].id])[earlier[-1].id]
-        document_previous = earlier[-1].id
+        step_from = earlier[-1].id
     trend = scoring.intervals(version.references, version.args, stats, previous)
-    trend["step_from"] = document_previous
+    trend["step_from"] = step_from
     return trend
 
 
@@ -83,6 +83,7 @@ def run_job(engine: Any, job: store.Job, name: str) -> str:
             message = f"internal error while scoring ({type(err).__name__}); the organisers can see the log"
             store.finish(engine, job, name, {"status": "failed", "error": message})
             return "failed"
+        trend = _trend(engine, row, version, scored.stats)
         receipt = receipts.sign(
             {
                 "bleucli_receipt": receipts.RECEIPT_VERSION,
@@ -108,9 +109,8 @@ def run_job(engine: Any, job: store.Job, name: str) -> str:
                 "scores": json.dumps(scored.scores),
                 "stats": store.encode_stats(scored.stats),
                 "receipt": json.dumps(receipt, ensure_ascii=False),
-                "intervals": json.dumps(_trend(engine, row, version, scored.stats))
-                if row.series
-                else None,
+                "intervals": json.dumps(trend) if row.series else None,
+                "resampled": json.dumps(trend.pop("resampled")),
             },
         )
         if written and store.pending(engine, job.testset_id) == 0:

@@ -98,12 +98,19 @@ def test_kill_9_in_a_burst_then_restart_scores_every_acknowledged_submission_onc
         json.loads(score(references, ["-m", "bleu", "chrf"], Path(path).read_bytes()).result)
         for path in (HYP, HYP2)
     ]
+    from bleucli.server import store
+    from bleucli.server.db import connect
+
+    engine = connect(db_url)
+    stats = store.stats(engine, [row.id for row in done])
+    engine.dispose()
     for row in done:
         assert row.status == "scored", row.error
-        assert row.result is not None and row.receipt is not None and row.stats is not None
+        assert row.result is not None and row.receipt is not None
         assert row.finished_at is not None and row.lease_until is None
         assert json.loads(row.result) in expected  # a whole, correct result
         assert json.loads(row.receipt)["submission"] == row.id
+        assert stats[row.id]["bleu"] and stats[row.id]["chrf"]  # written with the result
 
 
 def test_two_workers_share_one_postgresql_queue(tmp_path, request) -> None:

@@ -1,5 +1,6 @@
-"""The first schema: teams, tokens, test sets and their versions, submissions, refusals,
-web sessions, leaderboards, settings.
+"""The first schema: teams, tokens, test sets and their versions, submissions (their
+uploaded bytes and statistics in a table of their own), refusals, web sessions,
+leaderboards, settings.
 
 Revision ID: 0001
 """
@@ -73,10 +74,8 @@ def upgrade() -> None:
         sa.Column("name", sa.Text, nullable=False),
         sa.Column("status", sa.String(16), nullable=False),
         sa.Column("error", sa.Text, nullable=True),
-        sa.Column("hypothesis", sa.LargeBinary, nullable=False),
         sa.Column("hypothesis_sha256", sa.String(64), nullable=False),
         sa.Column("result", sa.Text, nullable=True),
-        sa.Column("stats", sa.Text, nullable=True),
         sa.Column("scores", sa.Text, nullable=True),
         sa.Column("receipt", sa.Text, nullable=True),
         sa.Column("primary_choice", sa.Boolean, nullable=False),
@@ -90,6 +89,13 @@ def upgrade() -> None:
     op.create_index("ix_submissions_team_id", "submissions", ["team_id"])
     op.create_index("ix_submissions_status", "submissions", ["status"])
     op.create_index("ix_submissions_created_at", "submissions", ["created_at"])
+    op.create_table(
+        "submission_data",
+        sa.Column("submission_id", sa.Integer, sa.ForeignKey("submissions.id"), primary_key=True),
+        sa.Column("hypothesis", sa.LargeBinary, nullable=False),
+        sa.Column("stats", sa.Text, nullable=True),
+        sa.Column("resampled", sa.Text, nullable=True),
+    )
     op.create_table(
         "refusals",
         sa.Column("id", sa.Integer, primary_key=True),
@@ -115,6 +121,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    for table in ("leaderboards", "web_sessions", "refusals", "submissions",
+    for table in ("leaderboards", "web_sessions", "refusals", "submission_data", "submissions",
                   "testset_versions", "testsets", "tokens", "teams", "settings"):  # fmt: skip
         op.drop_table(table)
