@@ -304,3 +304,24 @@ def test_one_run_series_page(tmp_path, browser) -> None:
         )
     finally:
         server.stop()
+
+
+def test_github_actions_annotations_and_step_summary(tmp_path) -> None:
+    db = f"sqlite:///{tmp_path / 'gha.db'}"
+    tokens = set_up(db, tmp_path, testset_args=("-m", "bleu", "--limit-per-day", "50"))
+    server = start_server(db, tmp_path)
+    try:
+        task = Task(server, tokens, tmp_path)
+        summary = tmp_path / "summary.md"
+        env = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)}
+        args = ["submit", "--server", server.url, "--token-file", task.token_file("alpha"), "-t", "news",
+                "--series", "main", "--gate", "--tolerance", "0.5"]  # fmt: skip
+        assert bleucli(*args, "-i", HYP, env=env).returncode == 0
+        failed = bleucli(*args, "-i", HYP2, env=env, check=False)
+        assert failed.returncode == 3
+        assert "::error title=bleucli gate: BLEU drop::drop: worse by" in failed.stdout
+        text = summary.read_text(encoding="utf-8")
+        assert text.count("### bleucli gate: ") == 2 and "### bleucli gate: failed" in text
+        assert "| FAIL | BLEU drop | 59.9 | 39.7 |" in text
+    finally:
+        server.stop()
