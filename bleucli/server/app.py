@@ -573,24 +573,18 @@ def analysis_report(engine: Any, row: Any) -> str:
 
     from bleucli.cli import scoring_options
     from bleucli.commands.analyze import analyze
+    from bleucli.server.scoring import write_inputs
 
     version = store.version(engine, row.version_id)
     with tempfile.TemporaryDirectory(prefix="bleucli-report-") as folder:
-        paths = []
-        for k, reference in enumerate(version.references):
-            path = os.path.join(folder, f"reference{k + 1}")
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write("".join(line + "\n" for line in reference))
-            paths.append(path)
-        hyp = os.path.join(folder, "hypothesis")
-        with open(hyp, "wb") as handle:
-            handle.write(store.hypothesis(engine, row.id))
-        options = scoring_options([*paths, "-i", f"{row.name}:{hyp}", *version.args, "-q"])
+        paths, hyp = write_inputs(folder, version.references, store.hypothesis(engine, row.id))
+        label = row.name.replace(":", " ") or "submission"  # NAME:FILE splits at the first ':'
+        options = scoring_options([*paths, "-i", f"{label}:{hyp}", *version.args, "-q"])
         options.fmt = "text"
         report = os.path.join(folder, "report.html")
         analyze(options, None, None, 5, None, report)
         with open(report, encoding="utf-8") as handle:
-            return handle.read()
+            return handle.read().replace(folder + os.sep, "")  # no temporary paths shown
 
 
 async def page_signin(request: Request) -> Response:

@@ -63,6 +63,23 @@ def hypothesis_lines(data: bytes, n_lines: int) -> list[str]:
     return lines
 
 
+def write_inputs(
+    folder: str, references: list[list[str]], hypothesis: bytes
+) -> tuple[list[str], str]:
+    """The references (one file each) and the uploaded bytes as files in ``folder``, for the
+    command line's own readers: (reference paths, hypothesis path)."""
+    paths = []
+    for k, reference in enumerate(references):
+        path = os.path.join(folder, f"reference{k + 1}")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write("".join(line + "\n" for line in reference))
+        paths.append(path)
+    hyp = os.path.join(folder, "hypothesis")
+    with open(hyp, "wb") as handle:
+        handle.write(hypothesis)
+    return paths, hyp
+
+
 @dataclass
 class Scored:
     result: str  # the JSON text the scoring command prints
@@ -77,15 +94,7 @@ def score(references: list[list[str]], args: list[str], hypothesis: bytes) -> Sc
 
     lines = hypothesis_lines(hypothesis, len(references[0]))
     with tempfile.TemporaryDirectory(prefix="bleucli-score-") as folder:
-        paths = []
-        for k, reference in enumerate(references):
-            path = os.path.join(folder, f"reference{k + 1}")
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write("".join(line + "\n" for line in reference))
-            paths.append(path)
-        hyp = os.path.join(folder, "hypothesis")
-        with open(hyp, "wb") as handle:
-            handle.write(hypothesis)
+        paths, hyp = write_inputs(folder, references, hypothesis)
         options = scoring_options([*paths, "-i", hyp, *args, "-f", "json", "-q"])
         try:
             text = run(options)

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -191,11 +192,30 @@ class Task:
         return str(path)
 
 
+def add_testset(db: str, *args: str, name: str = "news") -> None:
+    """``bleucli server add-testset`` of the example references (create or update)."""
+    bleucli("server", "add-testset", "--db", db, name, "-l", "en-de", "--ref", REF, *args)
+
+
+@contextmanager
+def serving(
+    folder: Path, teams=("alpha", "beta"), testset_args=(), workers: int = 1
+) -> Iterator[Task]:
+    """A SQLite shared task set up and served for the body of the ``with``."""
+    db = f"sqlite:///{folder / 'task.db'}"
+    tokens = set_up(db, folder, teams, testset_args)
+    server = start_server(db, folder, workers=workers)
+    try:
+        yield Task(server, tokens, folder)
+    finally:
+        server.stop()
+
+
 def set_up(
     db: str, folder: Path, teams=("alpha", "beta"), testset_args=(), workers: int = 1
 ) -> dict[str, str]:
     bleucli("server", "init", "--db", db)
-    bleucli("server", "add-testset", "--db", db, "news", "-l", "en-de", "--ref", REF, *testset_args)
+    add_testset(db, *testset_args)
     tokens = {}
     for team in teams:
         tokens[team] = (

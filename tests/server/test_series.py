@@ -16,7 +16,17 @@ import requests
 
 from tests.browser import launch, needs_chromium
 from tests.conftest import EXAMPLES
-from tests.server.conftest import HYP, HYP2, REF, Task, bleucli, set_up, start_server
+from tests.server.conftest import (
+    HYP,
+    HYP2,
+    REF,
+    Task,
+    add_testset,
+    bleucli,
+    serving,
+    set_up,
+    start_server,
+)
 
 
 def slightly_worse(folder: Path) -> str:
@@ -82,40 +92,16 @@ def test_gate_verdicts_equal_bleucli_gate(series_task: Task, tmp_path: Path) -> 
 
 
 def test_a_signature_change_fails_the_gate(tmp_path) -> None:
-    db = f"sqlite:///{tmp_path / 'sig.db'}"
-    tokens = set_up(db, tmp_path, testset_args=("-m", "bleu"))
-    server = start_server(db, tmp_path)
-    try:
-        task = Task(server, tokens, tmp_path)
+    with serving(tmp_path, testset_args=("-m", "bleu")) as task:
         assert submit(task, HYP, "--gate").returncode == 0
-        bleucli(
-            "server",
-            "add-testset",
-            "--db",
-            db,
-            "news",
-            "-l",
-            "en-de",
-            "--ref",
-            REF,
-            "-m",
-            "bleu",
-            "-tok",
-            "intl",
-        )
+        add_testset(task.server.db, "-m", "bleu", "-tok", "intl")
         proc = submit(task, HYP, "--gate")
         assert proc.returncode == 3
         assert "FAIL BLEU signature" in proc.stdout and "tok:13a -> tok:intl" in proc.stdout
-    finally:
-        server.stop()
 
 
 def test_against_last_best_id_and_promote(tmp_path) -> None:
-    db = f"sqlite:///{tmp_path / 'against.db'}"
-    tokens = set_up(db, tmp_path, testset_args=("-m", "bleu", "--limit-per-day", "50"))
-    server = start_server(db, tmp_path)
-    try:
-        task = Task(server, tokens, tmp_path)
+    with serving(tmp_path, testset_args=("-m", "bleu", "--limit-per-day", "50")) as task:
 
         def gate(path: str, *extra: str) -> dict:
             return json.loads(submit(task, path, "--gate", "-f", "json", *extra).stdout)
@@ -131,8 +117,6 @@ def test_against_last_best_id_and_promote(tmp_path) -> None:
         assert missing.returncode == 1 and "no other run 99999" in missing.stderr
         failed = gate(HYP2, "--tolerance", "0.5", "--promote")
         assert failed["passed"] is False and failed["promoted"] is False  # only a pass promotes
-    finally:
-        server.stop()
 
 
 def test_private_sets_exist_only_for_their_team(tmp_path) -> None:
@@ -203,21 +187,7 @@ def history(tmp_path):
     task = Task(server, tokens, tmp_path)
     for k, path in enumerate([HYP, HYP2, HYP, HYP]):
         submit(task, path, "--gate", "--label", f"commit=c{k}", "--label", "model=base,v2")
-    bleucli(
-        "server",
-        "add-testset",
-        "--db",
-        db,
-        "news",
-        "-l",
-        "en-de",
-        "--ref",
-        REF,
-        "-m",
-        "bleu",
-        "chrf",
-        "-lc",
-    )
+    add_testset(db, "-m", "bleu", "chrf", "-lc")
     submit(task, HYP, "--gate", "--label", "commit=lowercased")
     yield task
     server.stop()
@@ -291,30 +261,20 @@ def test_trend_page_renders_every_state(history: Task, browser, width) -> None:
 
 
 def test_one_run_series_page(tmp_path, browser) -> None:
-    db = f"sqlite:///{tmp_path / 'one.db'}"
-    tokens = set_up(db, tmp_path, teams=("alpha",), testset_args=("-m", "bleu"))
-    server = start_server(db, tmp_path)
-    try:
-        task = Task(server, tokens, tmp_path)
+    with serving(tmp_path, teams=("alpha",), testset_args=("-m", "bleu")) as task:
         submit(task, str(EXAMPLES / "hyp.de"))
-        answer = requests.get(server.url + "/testsets/news/series/main",
-                              headers={"Authorization": f"Bearer {tokens['alpha']}"}, timeout=30)  # fmt: skip
+        answer = requests.get(task.server.url + "/testsets/news/series/main",
+                              headers={"Authorization": f"Bearer {task.tokens['alpha']}"}, timeout=30)  # fmt: skip
         assert (
             answer.status_code == 200 and "<svg" in answer.text and "<polyline" not in answer.text
         )
-    finally:
-        server.stop()
 
 
 def test_github_actions_annotations_and_step_summary(tmp_path) -> None:
-    db = f"sqlite:///{tmp_path / 'gha.db'}"
-    tokens = set_up(db, tmp_path, testset_args=("-m", "bleu", "--limit-per-day", "50"))
-    server = start_server(db, tmp_path)
-    try:
-        task = Task(server, tokens, tmp_path)
+    with serving(tmp_path, testset_args=("-m", "bleu", "--limit-per-day", "50")) as task:
         summary = tmp_path / "summary.md"
         env = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)}
-        args = ["submit", "--server", server.url, "--token-file", task.token_file("alpha"), "-t", "news",
+        args = ["submit", "--server", task.server.url, "--token-file", task.token_file("alpha"), "-t", "news",
                 "--series", "main", "--gate", "--tolerance", "0.5"]  # fmt: skip
         assert bleucli(*args, "-i", HYP, env=env).returncode == 0
         failed = bleucli(*args, "-i", HYP2, env=env, check=False)
@@ -323,5 +283,3 @@ def test_github_actions_annotations_and_step_summary(tmp_path) -> None:
         text = summary.read_text(encoding="utf-8")
         assert text.count("### bleucli gate: ") == 2 and "### bleucli gate: failed" in text
         assert "| FAIL | BLEU drop | 59.9 | 39.7 |" in text
-    finally:
-        server.stop()
