@@ -136,6 +136,8 @@ def _chrf_ter_options(function: Any) -> Any:
     "             bleucli plot scores REFS -i A B -o scores.pdf    (figures for papers)\n"
     "             bleucli mbr -i A B C > chosen.txt              (MBR: pick per line)\n"
     "             bleucli resegment REF -i unsegmented.txt         (realign lines)\n"
+    "             bleucli server init|add-testset|run ... --db task.db   (evaluation server)\n"
+    "             bleucli submit --server URL -t SET -i HYP --wait  (submit; verify receipts)\n"
     "Run `bleucli SUBCOMMAND --help` for each one's options.\n"
     "\b\nEnvironment: BLEUCLI_FORMAT (default -f), BLEUCLI_SEED (resampling seed, or "
     "'none'),\n"
