@@ -5,6 +5,7 @@ package, print."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -173,9 +174,19 @@ def run(url: str, host: str, port: int, workers: int, max_upload: int) -> None:
         file=sys.stderr,
         flush=True,
     )
+
+    def stop(signum: int, _frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    # uvicorn shuts down on SIGTERM/SIGINT and then raises the signal again under the
+    # handlers it found: with these that ends in SystemExit here, so the workers are
+    # stopped below, not left running when only this process was signalled
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()
     finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         for child in children:
             child.terminate()  # SIGTERM: the job at hand is finished first
         for child in children:

@@ -200,3 +200,36 @@ def test_a_scoring_error_fails_the_submission_and_spares_the_worker(tmp_path, mo
     assert "a bug in scoring" not in failed.error  # no internals to the participant
     assert scored.status == "scored"
     engine.dispose()
+
+
+def test_signalling_only_the_web_process_stops_its_workers(tmp_path) -> None:
+    """``kill PID`` of ``bleucli server run`` (not of its process group): the workers it
+    started stop too (uvicorn re-raised the signal and the process died before it stopped
+    them, leaving orphans)."""
+    from pathlib import Path as _Path
+
+    db = f"sqlite:///{tmp_path / 'alone.db'}"
+    set_up(db, tmp_path, teams=("alpha",), testset_args=("-m", "bleu"))
+    server = start_server(db, tmp_path, workers=2)
+
+    def workers() -> list[str]:
+        found = []
+        for entry in _Path("/proc").iterdir():
+            try:
+                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if "server worker" in command and db in command:
+                found.append(command)
+        return found
+
+    deadline = time.monotonic() + 30
+    while len(workers()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(workers()) == 2
+    server.process.send_signal(signal.SIGTERM)
+    server.process.wait(timeout=60)
+    deadline = time.monotonic() + 60
+    while workers() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert workers() == []

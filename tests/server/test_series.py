@@ -185,12 +185,14 @@ def history(tmp_path):
             "--visibility", "private", "--owner", "alpha", "--public-badge", "--limit-per-day", "50")  # fmt: skip
     server = start_server(db, tmp_path)
     task = Task(server, tokens, tmp_path)
-    for k, path in enumerate([HYP, HYP2, HYP, HYP]):
-        submit(task, path, "--gate", "--label", f"commit=c{k}", "--label", "model=base,v2")
-    add_testset(db, "-m", "bleu", "chrf", "-lc")
-    submit(task, HYP, "--gate", "--label", "commit=lowercased")
-    yield task
-    server.stop()
+    try:  # a failing set-up must not leave the server running
+        for k, path in enumerate([HYP, HYP2, HYP, HYP]):
+            submit(task, path, "--gate", "--label", f"commit=c{k}", "--label", "model=base,v2")
+        add_testset(db, "-m", "bleu", "chrf", "-lc")
+        submit(task, HYP, "--gate", "--label", "commit=lowercased")
+        yield task
+    finally:
+        server.stop()
 
 
 def test_series_api_and_csv_round_trip(history: Task) -> None:
