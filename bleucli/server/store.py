@@ -27,6 +27,9 @@ from bleucli.server.db import writing
 #: it scores); a worker killed with ``kill -9`` loses its jobs to the others after this.
 #: ``BLEUCLI_SERVER_LEASE`` sets it (the crash tests use a few seconds).
 LEASE_SECONDS = float(os.environ.get("BLEUCLI_SERVER_LEASE", "30"))
+#: Times a job is started before it is failed: a submission that takes its worker down
+#: (killed for memory, say) must not crash-loop every worker in turn.
+MAX_ATTEMPTS = 3
 #: Web sessions last a week.
 SESSION_SECONDS = 7 * 24 * 3600
 
@@ -657,6 +660,19 @@ def claim(engine: Any, worker: str) -> Job | None:
             query = query.with_for_update(skip_locked=True)
         row = connection.execute(query).first()
         if row is None:
+            return None
+        if row.attempts >= MAX_ATTEMPTS:  # it took a worker down each time: stop trying
+            connection.execute(
+                update(t.submissions)
+                .where(t.submissions.c.id == row.id)
+                .values(
+                    status="failed",
+                    lease_until=None,
+                    finished_at=now(),
+                    error=f"scoring did not finish in {MAX_ATTEMPTS} attempts; the organisers "
+                    "can see the workers' logs",
+                )
+            )
             return None
         connection.execute(
             update(t.submissions)

@@ -233,3 +233,30 @@ def test_signalling_only_the_web_process_stops_its_workers(tmp_path) -> None:
     while workers() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert workers() == []
+
+
+def test_a_submission_that_keeps_killing_workers_fails_after_three_attempts(
+    tmp_path, monkeypatch
+) -> None:
+    from sqlalchemy import update
+
+    from bleucli.server import schema, store
+    from bleucli.server.db import connect, writing
+
+    db = f"sqlite:///{tmp_path / 'poison.db'}"
+    set_up(db, tmp_path, teams=("alpha",), testset_args=("-m", "bleu"))
+    engine = connect(db)
+    testset = store.testset(engine, "news")
+    team_id = store.team_id(engine, "alpha")
+    submission = store.add_submission(
+        engine, testset, team_id, "x", Path(HYP).read_bytes(), "0" * 64
+    )
+    for attempt in (1, 2, 3):
+        job = store.claim(engine, "w")
+        assert job is not None and job.attempt == attempt
+        with writing(engine) as connection:  # the worker died: its lease ran out
+            connection.execute(update(schema.submissions).values(lease_until=0.0))
+    assert store.claim(engine, "w") is None
+    row = store.submission(engine, submission)
+    assert row.status == "failed" and "did not finish in 3 attempts" in row.error
+    engine.dispose()
