@@ -582,9 +582,11 @@ def machine() -> str:
 
 #: the benchmarks other scripts keep, named at the top of the written report
 OTHER_BENCHMARKS = (
-    "Batch sentence scoring (MBR decoding, RL rewards) and resegmentation have their own: "
-    "[BENCHMARKS-batch.md](BENCHMARKS-batch.md) (`scripts/bench_batch.py`) and "
-    "[BENCHMARKS-resegment.md](BENCHMARKS-resegment.md) (`scripts/bench_resegment.py`)."
+    "Batch sentence scoring (MBR decoding, RL rewards), resegmentation and the evaluation "
+    "server have their own: [BENCHMARKS-batch.md](BENCHMARKS-batch.md) "
+    "(`scripts/bench_batch.py`), [BENCHMARKS-resegment.md](BENCHMARKS-resegment.md) "
+    "(`scripts/bench_resegment.py`) and [BENCHMARKS-server.md](BENCHMARKS-server.md) "
+    "(`scripts/bench_server.py`)."
 )
 
 
