@@ -590,8 +590,7 @@ def analysis_report(engine: Any, row: Any) -> str:
 async def page_signin(request: Request) -> Response:
     if request.method == "GET":
         return render(request, "signin.html")
-    body = await limited_body(request)
-    del body
+    await limited_body(request)  # the size limit; the form parser reads the cached body
     form = await request.form()
     token = str(form.get("token", "")).strip()
     who = store.identify(engine_of(request), token)

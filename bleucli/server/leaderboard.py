@@ -106,6 +106,6 @@ def current(engine: Any, testset: store.TestSet) -> dict[str, Any]:
 
 
 def refresh(engine: Any, testset_id: int) -> None:
-    for candidate in store.testsets(engine):
-        if candidate.id == testset_id:
-            store.save_leaderboard(engine, testset_id, compute(engine, candidate))
+    found = store.testset_by_id(engine, testset_id)
+    if found is not None:
+        store.save_leaderboard(engine, testset_id, compute(engine, found))

@@ -301,6 +301,12 @@ def testset(engine: Any, name: str) -> TestSet | None:
     return _testset(row) if row else None
 
 
+def testset_by_id(engine: Any, testset_id: int) -> TestSet | None:
+    with engine.connect() as connection:
+        row = connection.execute(select(t.testsets).where(t.testsets.c.id == testset_id)).first()
+    return _testset(row) if row else None
+
+
 def testsets(engine: Any) -> list[TestSet]:
     with engine.connect() as connection:
         rows = connection.execute(select(t.testsets).order_by(t.testsets.c.name)).all()
@@ -533,22 +539,26 @@ def stats(
     engine: Any, submission_ids: list[int], metrics: list[str] | None = None
 ) -> dict[int, dict[str, list[list[float]]]]:
     """Stored statistics by submission, of ``metrics`` (keys; default all)."""
+    out = {}
+    for submission_id, text in _data(engine, submission_ids, t.submission_data.c.stats):
+        packed = json.loads(text)
+        out[submission_id] = {
+            k: json.loads(v) for k, v in packed.items() if metrics is None or k in metrics
+        }
+    return out
+
+
+def _data(engine: Any, submission_ids: list[int], column: Any) -> list[tuple[int, str]]:
+    """(submission id, value) of one column of ``submission_data``, where it is set."""
     if not submission_ids:
-        return {}
+        return []
     with engine.connect() as connection:
         rows = connection.execute(
-            select(t.submission_data.c.submission_id, t.submission_data.c.stats).where(
-                t.submission_data.c.submission_id.in_(submission_ids)
+            select(t.submission_data.c.submission_id, column).where(
+                t.submission_data.c.submission_id.in_(submission_ids), column.is_not(None)
             )
         ).all()
-    out = {}
-    for row in rows:
-        if row.stats:
-            packed = json.loads(row.stats)
-            out[row.submission_id] = {
-                k: json.loads(v) for k, v in packed.items() if metrics is None or k in metrics
-            }
-    return out
+    return [(row[0], row[1]) for row in rows]
 
 
 def resampled(
@@ -560,21 +570,12 @@ def resampled(
 
     import numpy as np
 
-    if not submission_ids:
-        return {}
-    with engine.connect() as connection:
-        rows = connection.execute(
-            select(t.submission_data.c.submission_id, t.submission_data.c.resampled).where(
-                t.submission_data.c.submission_id.in_(submission_ids)
-            )
-        ).all()
     out = {}
-    for row in rows:
-        if row.resampled:
-            document = json.loads(row.resampled)
-            if document["seed"] == seed and document["n"] == n and metric in document["scores"]:
-                raw = base64.b64decode(document["scores"][metric])
-                out[row.submission_id] = np.frombuffer(raw, dtype=np.float64)
+    for submission_id, text in _data(engine, submission_ids, t.submission_data.c.resampled):
+        document = json.loads(text)
+        if document["seed"] == seed and document["n"] == n and metric in document["scores"]:
+            raw = base64.b64decode(document["scores"][metric])
+            out[submission_id] = np.frombuffer(raw, dtype=np.float64)
     return out
 
 
