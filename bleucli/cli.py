@@ -21,7 +21,7 @@ from bleucli.version import __version__
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 #: Options that take several values (``-i a.txt b.txt``), as SacreBLEU's argparse ``nargs``.
-_VARIADIC = {"-i", "--input", "-m", "--metrics", "--echo"}
+_VARIADIC = {"-i", "--input", "-m", "--metrics", "--echo", "--stat"}
 
 OUTPUT_FORMATS = ("json", "text", "latex", "markdown", "tsv", "html")
 

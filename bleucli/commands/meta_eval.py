@@ -1,0 +1,306 @@
+"""``bleucli meta-eval``: how well metrics agree with human judgements.
+
+Loads the systems, their human scores and the metrics (an MTME directory, or plain files),
+scores bleucli's own metrics, reports how the human scores line up with the outputs, then
+hands the table to :mod:`bleucli.metaeval`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bleucli.errors import ConfigError, InputError, UsageError
+from bleucli.io import read_file
+from bleucli.metaeval import readers
+from bleucli.metaeval.evaluate import DEFAULT_STATISTICS, evaluate, statistic
+from bleucli.metaeval.render import Context, render
+from bleucli.metaeval.significance import RNGS, TestSettings
+from bleucli.metaeval.table import HumanScores, MetaEvalData, MetricScores
+
+#: bleucli's metrics as meta-eval names them; TER is negated (higher is better), as WMT does.
+OWN_METRICS = ("bleu", "chrf", "ter")
+
+
+@dataclass(frozen=True)
+class MetaEvalRequest:
+    refs: tuple[str, ...] = ()
+    inputs: tuple[str, ...] = ()
+    mtme: str | None = None
+    pair: str | None = None
+    human: str | None = None
+    human_format: str = "auto"
+    human_field: str = "z"
+    human_name: str | None = None
+    ref: str | None = None
+    include_human: bool = False
+    metrics: tuple[str, ...] | None = None  # None: bleu chrf ter when there are references
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)  # per metric
+    segment_scores: tuple[str, ...] = ()
+    statistics: tuple[str, ...] = ()
+    settings: TestSettings = TestSettings()
+    allow_missing: bool = False
+    fmt: str = "text"
+    width: int = 4
+
+
+@dataclass
+class Loaded:
+    """Systems with their texts, references and human scores, before any metric."""
+
+    systems: list[str]
+    outputs: dict[str, list[str]]
+    references: list[list[str]]
+    n_segments: int
+    human: HumanScores
+    reference: str | None
+    metrics: dict[str, MetricScores] = field(default_factory=dict)
+    report: list[str] = field(default_factory=list)
+
+
+def _system_name(spec: str) -> tuple[str, str]:
+    """``NAME=FILE`` or ``FILE`` (named after the file, without its last extension)."""
+    name, sep, path = spec.partition("=")
+    if sep and name and path and not os.path.exists(spec):
+        return name, path
+    base = os.path.basename(spec)
+    return (base.rsplit(".", 1)[0] if "." in base.lstrip(".") else base), spec
+
+
+def _load_plain(request: MetaEvalRequest) -> Loaded:
+    if not request.inputs:
+        raise UsageError("meta-eval: give the systems' outputs with -i (or a directory with --mtme)")
+    if not request.human:
+        raise UsageError("meta-eval: give the human scores with --human FILE")
+    references = [read_file(path).lines for path in request.refs]
+    outputs: dict[str, list[str]] = {}
+    n_segments = len(references[0]) if references else None
+    for path, lines in zip(request.refs[1:], references[1:]):
+        if len(lines) != n_segments:
+            raise InputError(f"{path}: {len(lines):,} lines, but {request.refs[0]} has {n_segments:,}")
+    for spec in request.inputs:
+        name, path = _system_name(spec)
+        if name in outputs:
+            raise UsageError(f"-i {spec}: a second system named {name!r}; name them with -i NAME=FILE")
+        lines = read_file(path).lines
+        if n_segments is None:
+            n_segments = len(lines)
+        if len(lines) != n_segments:
+            against = request.refs[0] if request.refs else "the first -i file"
+            raise InputError(f"{path}: {len(lines):,} lines, but {against} has {n_segments:,}")
+        outputs[name] = lines
+    assert n_segments is not None
+    human = readers.read_human(request.human, request.human_format, n_segments, request.human_field)
+    return Loaded(list(outputs), outputs, references, n_segments, human, None)
+
+
+def _load_mtme(request: MetaEvalRequest) -> Loaded:
+    from bleucli.metaeval.mtme import read_mtme
+
+    if request.inputs or request.refs or request.human:
+        raise UsageError("meta-eval: --mtme reads the outputs, references and human scores "
+                         "from the directory; leave out REFS, -i and --human")  # fmt: skip
+    if not request.pair:
+        raise UsageError("meta-eval: --mtme needs the language pair: -l SRC-TRG")
+    found = read_mtme(request.mtme, request.pair, request.human_name, request.ref,  # type: ignore[arg-type]
+                      request.include_human)  # fmt: skip
+    outputs = {name: read_file(str(path)).lines for name, path in found.outputs.items()}
+    reference = read_file(str(found.reference_path)).lines
+    loaded = Loaded(list(outputs), outputs, [reference], found.n_segments, found.human,
+                    found.reference, dict(found.metrics))  # fmt: skip
+    for name in found.left_out:
+        loaded.report.append(
+            f"{name} is a human translation: not rated as a system (--include-human rates it)"
+        )
+    return loaded
+
+
+def _human_table(loaded: Loaded, allow_missing: bool, source: str) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Human scores in the systems' order; systems without any are refused or dropped."""
+    human = loaded.human
+    names = sorted(set(human.seg) | set(human.sys))
+    matched = readers.match_systems(names, loaded.systems)
+    by_system = {system: name for name, system in matched.items()}
+    extra = [name for name in names if name not in matched]
+    if extra:
+        loaded.report.append(
+            f"human scores for {len(extra)} system(s) without an output, not used: {', '.join(extra)}"
+        )
+
+    def rated(system: str) -> bool:
+        name = by_system.get(system)
+        if name is None:
+            return False
+        seg = human.seg.get(name)
+        return (seg is not None and bool((~np.isnan(seg)).any())) or not math.isnan(
+            human.sys.get(name, math.nan)
+        )
+
+    missing = [s for s in loaded.systems if not rated(s)]
+    if missing:
+        if not allow_missing:
+            raise InputError(
+                f"{source}: no human score for system(s) {', '.join(missing)}; add them, or "
+                f"leave them out with --allow-missing"
+            )
+        loaded.report.append(f"no human score, left out (--allow-missing): {', '.join(missing)}")
+        loaded.systems = [s for s in loaded.systems if s not in missing]
+    if len(loaded.systems) < 2:
+        raise InputError(f"{source}: human scores for {len(loaded.systems)} system(s); at least 2 are needed")
+    seg = None
+    if human.seg:
+        seg = np.vstack([
+            human.seg.get(by_system[s], np.full(loaded.n_segments, np.nan)) for s in loaded.systems
+        ])  # fmt: skip
+    sys = None
+    if human.sys:
+        sys = np.array([human.sys.get(by_system[s], math.nan) for s in loaded.systems])
+    return seg, sys
+
+
+def _alignment_report(loaded: Loaded, seg: np.ndarray | None) -> None:
+    n, s = loaded.n_segments, len(loaded.systems)
+    if seg is None:
+        loaded.report.insert(0, f"{s} systems x {n:,} segments; system-level human scores only")
+        return
+    rated = ~np.isnan(seg)
+    per_system = rated.sum(axis=1)
+    loaded.report.insert(
+        0,
+        f"{s} systems x {n:,} segments; human scores ({loaded.human.name}) for "
+        f"{int(rated.sum()):,} of {s * n:,} entries ({rated.mean():.1%}), "
+        f"{int(per_system.min()):,}-{int(per_system.max()):,} segments per system",
+    )
+    never = np.flatnonzero(~rated.any(axis=0)) + 1
+    if len(never):
+        shown = ", ".join(str(x) for x in never[:10]) + (", ..." if len(never) > 10 else "")
+        loaded.report.append(
+            f"{len(never):,} segment(s) rated for no system, left out of segment-level "
+            f"statistics: line(s) {shown}"
+        )
+    for system, count in zip(loaded.systems, per_system):
+        if count == 0:
+            loaded.report.append(f"{system}: no segment-level human score (system level only)")
+
+
+def _own_metrics(request: MetaEvalRequest, loaded: Loaded) -> dict[str, tuple[MetricScores, str]]:
+    from bleucli.batch import sentence_scores
+    from bleucli.metrics import metric_class
+
+    names = request.metrics if request.metrics is not None else (
+        OWN_METRICS if loaded.references else ()
+    )  # fmt: skip
+    if names and not loaded.references:
+        raise UsageError(f"-m {' '.join(names)}: these metrics need references (REFS)")
+    found: dict[str, tuple[MetricScores, str]] = {}
+    streams = loaded.references
+    for name in names:
+        key = name.lower()
+        if key not in OWN_METRICS:
+            raise UsageError(f"-m {name}: unknown metric; choose from {', '.join(OWN_METRICS)}")
+        options = dict(request.options.get(key, {}))
+        corpus_metric = metric_class(key)(**options)
+        sign = -1.0 if key == "ter" else 1.0
+        seg = np.vstack([
+            sign * sentence_scores(key, loaded.outputs[s], streams, **options) for s in loaded.systems
+        ])  # fmt: skip
+        corpus = [corpus_metric.corpus_score(loaded.outputs[s], streams) for s in loaded.systems]
+        label = ("-" if sign < 0 else "") + corpus[0].name
+        sys_scores = np.array([sign * c.score for c in corpus])
+        found[label] = (MetricScores(label, seg, sys_scores, "bleucli"), str(corpus_metric.get_signature()))
+    return found
+
+
+def _segment_score_metrics(request: MetaEvalRequest, loaded: Loaded) -> dict[str, MetricScores]:
+    from bleucli.metrics.segment import parse_option, read_scores, split_spec
+
+    found: dict[str, MetricScores] = {}
+    for value in request.segment_scores:
+        name, files = parse_option(value)
+        if name in found:
+            raise UsageError(f"--segment-scores {name}: given twice")
+        if len(files) == 1 and files[0].endswith(".score"):  # MTME's blocks, by system name
+            blocks = readers.read_blocks(files[0], loaded.n_segments, allow_none=False)
+            missing = [s for s in loaded.systems if s not in blocks]
+            if missing:
+                raise InputError(f"{files[0]}: no scores for system(s) {', '.join(missing)}")
+            rows = [blocks[s] for s in loaded.systems]
+        else:
+            if len(files) != len(loaded.outputs):
+                raise UsageError(
+                    f"--segment-scores {name}: {len(files)} file(s) for {len(loaded.outputs)} "
+                    f"system(s); give one per system, in the order of -i (or one MTME .seg.score file)"
+                )
+            by_system = dict(zip(loaded.outputs, files))
+            rows = []
+            for system in loaded.systems:
+                scores = read_scores(by_system[system])
+                if len(scores) != loaded.n_segments:
+                    raise InputError(
+                        f"{split_spec(by_system[system])[0]}: {len(scores):,} scores for "
+                        f"{loaded.n_segments:,} segments"
+                    )
+                rows.append(np.array(scores, dtype=float))
+        seg = np.vstack(rows)
+        found[name] = MetricScores(name, seg, seg.mean(axis=1), ",".join(files))
+    return found
+
+
+def _select_metrics(loaded: Loaded, systems_before: list[str]) -> None:
+    """Keep the rows of the systems still rated (``--allow-missing`` may drop some)."""
+    keep = [systems_before.index(s) for s in loaded.systems]
+    for scores in loaded.metrics.values():
+        if scores.seg is not None:
+            scores.seg = scores.seg[keep]
+        if scores.sys is not None:
+            scores.sys = scores.sys[keep]
+
+
+def run(request: MetaEvalRequest, report: Callable[[str], None] | None = None) -> str:
+    """The rendered tables; ``report(line)`` receives the alignment report."""
+    if request.settings.rng not in RNGS:
+        raise UsageError(f"--rng: {request.settings.rng!r} is not one of {', '.join(RNGS)}")
+    names = request.statistics or DEFAULT_STATISTICS
+    for name in names:
+        statistic(name)
+    loaded = _load_mtme(request) if request.mtme else _load_plain(request)
+    source = request.mtme or request.human or ""
+    all_systems = list(loaded.systems)
+    signatures: dict[str, str] = {name: scores.source for name, scores in loaded.metrics.items()}
+    for label, (scores, sig) in _own_metrics(request, loaded).items():
+        _add(loaded, label, scores)
+        signatures[label] = sig
+    for label, scores in _segment_score_metrics(request, loaded).items():
+        _add(loaded, label, scores)
+        signatures[label] = f"segment scores from {scores.source}"
+    if not loaded.metrics:
+        raise UsageError("meta-eval: no metric to evaluate: give references (for -m bleu chrf ter), "
+                         "--segment-scores, or a directory with metric-scores/")  # fmt: skip
+    seg, sys = _human_table(loaded, request.allow_missing, source)
+    _select_metrics(loaded, all_systems)
+    _alignment_report(loaded, seg)
+    for line in loaded.report:
+        if report is not None:
+            report(line)
+    data = MetaEvalData(loaded.systems, loaded.n_segments, loaded.human.name,
+                        loaded.human.source, seg, sys, loaded.metrics)  # fmt: skip
+    optional = frozenset(DEFAULT_STATISTICS) if not request.statistics else frozenset()
+    results, notes = evaluate(data, names, request.settings, optional)
+    if not results:
+        raise ConfigError("meta-eval: none of the statistics can be computed on these scores")
+    context = Context(loaded.human.name, loaded.human.source, loaded.systems, loaded.n_segments,
+                      loaded.reference, request.settings, signatures, notes)  # fmt: skip
+    if any(name.startswith("-") for name in loaded.metrics):
+        context.notes.append("metrics named -NAME are error rates, negated so higher is better")
+    return render(results, context, request.fmt, request.width)
+
+
+def _add(loaded: Loaded, label: str, scores: MetricScores) -> None:
+    if label in loaded.metrics:
+        raise UsageError(f"meta-eval: two metrics named {label!r}")
+    loaded.metrics[label] = scores

@@ -1,0 +1,257 @@
+"""Every requested statistic for every metric, with significance and clusters: the
+library's entry point (:func:`evaluate`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bleucli.errors import ConfigError, UsageError
+from bleucli.metaeval import significance as sig
+from bleucli.metaeval import spa, ties
+from bleucli.metaeval.groups import Groups, grouping
+from bleucli.metaeval.stats import Correlation
+from bleucli.metaeval.table import MetaEvalData
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """A statistic by MTME's names: level, correlation and ``average_by`` grouping."""
+
+    name: str
+    level: str  # "sys" or "seg"
+    kind: str  # pearson, spearman, kendall, accuracy, spa, acc-t
+    grouping: str = "none"
+
+    @property
+    def test(self) -> str:
+        return "pairs" if self.kind == "acc-t" else "PERM-BOTH"
+
+
+def _registry() -> dict[str, Statistic]:
+    found = {
+        f"sys-{kind}": Statistic(f"sys-{kind}", "sys", kind)
+        for kind in ("pearson", "spearman", "kendall", "accuracy", "spa")
+    }
+    for kind in ("pearson", "kendall", "acc-t"):
+        for by in ("none", "item", "sys"):
+            found[f"seg-{kind}-{by}"] = Statistic(f"seg-{kind}-{by}", "seg", kind, by)
+    return found
+
+
+STATISTICS = _registry()
+#: What ``bleucli meta-eval`` computes unless told otherwise: WMT's system- and segment-level
+#: statistics (acc-t item-grouped, as WMT23-25; SPA where every system is rated alike).
+DEFAULT_STATISTICS = (
+    "sys-pearson",
+    "sys-spearman",
+    "sys-kendall",
+    "sys-accuracy",
+    "sys-spa",
+    "seg-pearson-none",
+    "seg-pearson-item",
+    "seg-pearson-sys",
+    "seg-kendall-none",
+    "seg-kendall-item",
+    "seg-kendall-sys",
+    "seg-acc-t-item",
+)
+
+
+def statistic(name: str) -> Statistic:
+    try:
+        return STATISTICS[name]
+    except KeyError:
+        raise UsageError(
+            f"--stat: unknown statistic {name!r}; choose from {', '.join(STATISTICS)}"
+        ) from None
+
+
+@dataclass
+class Row:
+    metric: str
+    value: float
+    cluster: int | None = None
+    p_best: float | None = None  # p-value of "the best metric beats this one"
+    epsilon: float | None = None  # acc-t's calibrated tie threshold
+
+
+@dataclass
+class StatisticResult:
+    """One statistic's table: metrics best first, with clusters and all p-values."""
+
+    statistic: Statistic
+    rows: list[Row]
+    p_values: np.ndarray
+    draws_used: np.ndarray
+    counted: str  # what was correlated: "10 systems", "1,602 items", ...
+    skipped: dict[str, str] = field(default_factory=dict)  # metric -> why
+    note: str = ""
+
+
+# -- preparing one statistic ------------------------------------------------------------------
+
+
+@dataclass
+class _Prepared:
+    """Per-metric vectors and the functions the value and the tests need."""
+
+    vectors: dict[str, np.ndarray]
+    value: Callable[[str], tuple[float, float | None]]
+    test: Callable[[str, str, sig.Draws], tuple[float, int]]
+    counted: str
+
+
+def _mean_std(values: np.ndarray) -> tuple[float, float]:
+    return float(values.mean()), float(values.std())
+
+
+def _zscored(grouped: np.ndarray, rated: np.ndarray) -> np.ndarray:
+    """z-scores of the grouped entries with the mean and deviation of every rated entry
+    (MTME standardises before it drops groups too small to correlate)."""
+    mean, std = _mean_std(rated)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (grouped - mean) / std
+
+
+def _correlation(
+    stat: Statistic, groups: Groups, gold: np.ndarray, vectors: dict[str, np.ndarray],
+    rated_values: dict[str, np.ndarray], settings: sig.TestSettings,
+) -> tuple[Callable[[str], tuple[float, float | None]], Callable[[str, str, sig.Draws], tuple[float, int]]]:  # fmt: skip
+    correlate = Correlation(stat.kind, groups, gold)
+
+    def value(name: str) -> tuple[float, float | None]:
+        return float(correlate(vectors[name])[0]), None
+
+    def test(better: str, worse: str, draws: sig.Draws) -> tuple[float, int]:
+        z_better = _zscored(vectors[better], rated_values[better])
+        z_worse = _zscored(vectors[worse], rated_values[worse])
+        return sig.perm_both_z(correlate, z_better, z_worse, settings, draws)
+
+    return value, test
+
+
+def _prepare(stat: Statistic, data: MetaEvalData, names: list[str], settings: sig.TestSettings) -> _Prepared:
+    if stat.level == "sys" and stat.kind != "spa":
+        gold_sys = data.system_gold()
+        if gold_sys is None:
+            raise ConfigError(f"{stat.name}: no system-level human scores")
+        rated = ~np.isnan(gold_sys)[None, :]
+        groups = grouping(rated, "none")
+        gold = groups.take(gold_sys[None, :])
+        vectors = {n: groups.take(data.metrics[n].sys[None, :]) for n in names}  # type: ignore[index]
+        value, test = _correlation(stat, groups, gold, vectors, vectors, settings)
+        return _Prepared(vectors, value, test, f"{int(rated.sum())} systems")
+    human = data.human_seg
+    if human is None:
+        raise ConfigError(f"{stat.name}: no segment-level human scores")
+    rated = ~np.isnan(human)
+    if stat.kind == "spa":
+        spa.check_aligned(rated)
+        columns = rated[0]
+        gold_matrix = human[:, columns]
+        signs = spa.sign_matrix(int(columns.sum()))
+        shape = gold_matrix.shape
+        vectors = {n: data.metrics[n].seg[:, columns].ravel() for n in names}  # type: ignore[index]
+
+        def spa_of(stack: np.ndarray) -> np.ndarray:
+            stack = np.atleast_2d(stack)
+            return spa.soft_pairwise_accuracy(gold_matrix, stack.reshape(-1, *shape), signs)
+
+        def spa_value(name: str) -> tuple[float, float | None]:
+            return float(spa.soft_pairwise_accuracy(gold_matrix, vectors[name].reshape(shape), signs)), None
+
+        def spa_test(better: str, worse: str, draws: sig.Draws) -> tuple[float, int]:
+            return sig.perm_both_z(
+                spa_of, sig.zscore(vectors[better]), sig.zscore(vectors[worse]), settings, draws
+            )
+
+        return _Prepared(vectors, spa_value, spa_test, f"{shape[0]} systems x {shape[1]} segments")
+    groups = grouping(rated, stat.grouping)
+    gold = groups.take(human)
+    vectors = {n: groups.take(data.metrics[n].seg) for n in names}  # type: ignore[arg-type]
+    unit = {"none": "entries", "item": "items", "sys": "systems"}[stat.grouping]
+    counted = f"{groups.count:,} {unit}" if stat.grouping != "none" else f"{len(gold):,} segment scores"
+    if stat.kind == "acc-t":
+        outcomes = ties.pair_outcomes(groups, gold)
+        calibrated = {n: ties.calibrate(groups, gold, vectors[n]) for n in names}
+
+        def acc_value(name: str) -> tuple[float, float | None]:
+            return calibrated[name].accuracy, calibrated[name].epsilon
+
+        def acc_test(better: str, worse: str, draws: sig.Draws) -> tuple[float, int]:
+            return sig.pairs_test(
+                outcomes,
+                outcomes.right(vectors[better], calibrated[better].epsilon),
+                outcomes.right(vectors[worse], calibrated[worse].epsilon),
+                settings,
+                draws,
+            )
+
+        return _Prepared(vectors, acc_value, acc_test, f"{len(outcomes.first):,} pairs in {counted}")
+    rated_values = {n: data.metrics[n].seg[rated] for n in names}  # type: ignore[index]
+    value, test = _correlation(stat, groups, gold, vectors, rated_values, settings)
+    return _Prepared(vectors, value, test, counted)
+
+
+def _usable(stat: Statistic, data: MetaEvalData) -> tuple[list[str], dict[str, str]]:
+    names, skipped = [], {}
+    for name, scores in data.metrics.items():
+        needs_seg = stat.level == "seg" or stat.kind == "spa"
+        if needs_seg and scores.seg is None:
+            skipped[name] = "no segment scores"
+        elif not needs_seg and scores.sys is None:
+            skipped[name] = "no system scores"
+        else:
+            names.append(name)
+    return names, skipped
+
+
+def _sort_key(item: tuple[str, tuple[float, float | None]]) -> tuple[bool, float, str]:
+    name, (value, _) = item
+    return (math.isnan(value), -value if not math.isnan(value) else 0.0, name)
+
+
+def evaluate_one(stat: Statistic, data: MetaEvalData, settings: sig.TestSettings) -> StatisticResult:
+    names, skipped = _usable(stat, data)
+    if not names:
+        raise ConfigError(f"{stat.name}: no metric has the scores it needs")
+    prepared = _prepare(stat, data, names, settings)
+    values = dict(sorted(((n, prepared.value(n)) for n in names), key=_sort_key))
+    order = list(values)
+    comparison = sig.compare(stat.name, order, prepared.test, settings)
+    rows = []
+    for i, name in enumerate(order):
+        value, epsilon = values[name]
+        rows.append(
+            Row(
+                metric=name,
+                value=value,
+                cluster=comparison.clusters[i] if comparison.clusters else None,
+                p_best=float(comparison.p_values[0, i]) if settings.resamples and i else None,
+                epsilon=epsilon,
+            )
+        )
+    return StatisticResult(stat, rows, comparison.p_values, comparison.draws_used, prepared.counted, skipped)
+
+
+def evaluate(
+    data: MetaEvalData,
+    statistics: Sequence[str],
+    settings: sig.TestSettings,
+    optional: frozenset[str] = frozenset(),
+) -> tuple[list[StatisticResult], list[str]]:
+    """Each statistic in turn, and notes on the ``optional`` ones left out because the data
+    cannot give them (SPA on human scores missing in different places)."""
+    results, notes = [], []
+    for name in statistics:
+        try:
+            results.append(evaluate_one(statistic(name), data, settings))
+        except ConfigError as err:
+            if name not in optional:
+                raise
+            notes.append(f"{name} left out: {err}")
+    return results, notes
