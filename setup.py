@@ -18,6 +18,7 @@ SOURCES = [
     "bleucli/_native_batch.c",
     "bleucli/_native_aligned.c",
     "bleucli/_native_mwer.c",
+    "bleucli/_native_kendall.c",
 ]
 #: Everything the core is built from, in the order bleucli/native.py hashes it.
 HASHED = [*SOURCES, "bleucli/_native.h", "bleucli/_native_batch.h"]

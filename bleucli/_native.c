@@ -1592,6 +1592,9 @@ static PyObject *tokenize_zh(PyObject *self, PyObject *arg) {
 
 
 static PyMethodDef methods[] = {
+    {"kendall_counts", bleucli_kendall_counts, METH_VARARGS,
+     "kendall_counts(metric, draws, n, perm, new_run, starts, groups, threads): per draw and "
+     "group, int64 [discordant, metric-tied, both-tied] pair counts (meta-evaluation)."},
     {"mwer_segment", bleucli_mwer_segment, METH_VARARGS,
      "mwer_segment(hyp, rows, n_lines): words per reference line (int32 ids as bytes; rows: "
      "the lines' ids, each line followed by -1), by minimum-WER alignment."},

@@ -122,6 +122,7 @@ PyObject *bleucli_ter_edits(PyObject *self, PyObject *args);
 
 /* The batch engine (in _native_batch.c). */
 PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args);
+PyObject *bleucli_kendall_counts(PyObject *self, PyObject *args);
 PyObject *bleucli_batch_pairwise(PyObject *self, PyObject *args);
 
 /* mwer_segment(hyp, rows, n_lines): minimum-WER segment lengths (bleucli/_native_mwer.c). */

@@ -20,6 +20,7 @@ SOURCES = (
     "_native_batch.c",
     "_native_aligned.c",
     "_native_mwer.c",
+    "_native_kendall.c",
     "_native.h",
     "_native_batch.h",
 )

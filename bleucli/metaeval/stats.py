@@ -190,6 +190,9 @@ def _inversions(group: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndar
 
 def sorted_counts(group: np.ndarray, x: np.ndarray, y: np.ndarray, n_groups: int) -> PairCounts:
     """Pair counts of long vectors by sorting (scipy's method, vectorised over groups)."""
+    if len(group) == 0:
+        zeros = np.zeros(n_groups, dtype=np.int64)
+        return PairCounts(zeros, zeros, zeros, zeros, zeros)
     order = np.lexsort((y, x, group))
     g, xs, ys = group[order], x[order], y[order]
     same_group = np.r_[False, g[1:] == g[:-1]]
@@ -219,7 +222,7 @@ class Kendall:
         self.groups = groups
         self.gold = gold
         self.table: PairTable | None = None
-        if pair_count(groups) <= self.PAIR_LIMIT:
+        if pair_count(groups) <= self.PAIR_LIMIT and _native() is None:
             self.table = PairTable(groups)
             self.gold_signs = self.table.signs(gold)
 
@@ -228,6 +231,8 @@ class Kendall:
         g = self.groups.count
         if g == 0:
             return np.zeros((len(metric), 0))
+        if _native() is not None:
+            return self._native_counts(metric).tau_b()
         if self.table is not None:
             step = max(1, CHUNK // max(1, len(self.table.first)))
             return np.concatenate(
@@ -247,6 +252,32 @@ class Kendall:
             counts = sorted_counts(group, np.tile(self.gold, draws), chunk.ravel(), draws * g)
             rows.append(counts.tau_b().reshape(draws, g))
         return np.concatenate(rows)
+
+    def _native_counts(self, metric: np.ndarray, threads: int = 1) -> PairCounts:
+        """The compiled core's counts (the same integers as :func:`sorted_counts`)."""
+        core = _native()
+        g, n = self.groups.count, len(self.gold)
+        if not hasattr(self, "_perm"):
+            ids = self.groups.ids
+            self._perm = np.lexsort((self.gold, ids)).astype(np.int64)
+            ordered, owner = self.gold[self._perm], ids[self._perm]
+            same = np.zeros(n, dtype=bool)
+            same[1:] = (owner[1:] == owner[:-1]) & (ordered[1:] == ordered[:-1])
+            self._new_run = (~same).astype(np.uint8)
+            self._x_ties = _tie_pairs(owner, self._new_run.astype(bool), g)
+        metric = np.ascontiguousarray(metric, dtype=np.float64)
+        raw = core.kendall_counts(metric, len(metric), n, self._perm, self._new_run,
+                                  self.groups.starts, g, threads)  # fmt: skip
+        counts = np.frombuffer(raw, dtype=np.int64).reshape(len(metric), g, 3)
+        sizes = self.groups.sizes.astype(np.int64)
+        return PairCounts(sizes * (sizes - 1) // 2, self._x_ties, counts[..., 1], counts[..., 2],
+                          counts[..., 0])  # fmt: skip
+
+
+def _native():  # type: ignore[no-untyped-def]
+    from bleucli.native import native
+
+    return native
 
 
 # -- pairwise accuracy ------------------------------------------------------------------------
