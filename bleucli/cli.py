@@ -1126,6 +1126,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     _single_threaded_blas()
     selected, prog = command, "bleucli"
+    if args and args[0] == "meta-eval":
+        from bleucli.cli_metaeval import main as meta_eval_main
+
+        meta_eval_main(args[1:])
+        return
     if args and args[0] == "stats":
         if any(a in ("-h", "--help") for a in args[1:]):
             click.echo(STATS_HELP, nl=False)

@@ -63,11 +63,6 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         server_main(args)
         return
-    if args and args[0] == "meta-eval":
-        from bleucli.cli_metaeval import main as meta_eval_main
-
-        meta_eval_main(args[1:])
-        return
     from bleucli.cli import main as full_main
 
     full_main(args)
