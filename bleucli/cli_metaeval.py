@@ -15,49 +15,122 @@ HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 @click.command(name="meta-eval", context_settings=HELP)
 @click.argument("refs", nargs=-1, metavar="[REFS]...")
-@click.option("-i", "--input", "inputs", multiple=True, metavar="[NAME=]FILE...",
-              help="System outputs (named after the file without its extension, or NAME=FILE).")
+@click.option(
+    "-i",
+    "--input",
+    "inputs",
+    multiple=True,
+    metavar="[NAME=]FILE...",
+    help="System outputs (named after the file without its extension, or NAME=FILE).",
+)
 @click.option("--human", metavar="FILE", help="Human scores of the -i systems.")
-@click.option("--human-format", type=click.Choice(["auto", "tsv", "wmt-da", "mqm", "mqm-avg", "mtme"]),
-              default="auto", show_default=True,
-              help="tsv: system<TAB>segment<TAB>score; wmt-da: WMT's DA segment file; mqm: Google's "
-                   "MQM errors; mqm-avg: its averaged scores; mtme: 'SYS SCORE' blocks.")
-@click.option("--human-field", type=click.Choice(["raw", "z"]), default="z", show_default=True,
-              help="wmt-da: RAW.SCR or Z.SCR.")
+@click.option(
+    "--human-format",
+    type=click.Choice(["auto", "tsv", "wmt-da", "mqm", "mqm-avg", "mtme"]),
+    default="auto",
+    show_default=True,
+    help="tsv: system<TAB>segment<TAB>score; wmt-da: WMT's DA segment file; mqm: Google's "
+    "MQM errors; mqm-avg: its averaged scores; mtme: 'SYS SCORE' blocks.",
+)
+@click.option(
+    "--human-field",
+    type=click.Choice(["raw", "z"]),
+    default="z",
+    show_default=True,
+    help="wmt-da: RAW.SCR or Z.SCR.",
+)
 @click.option("--mtme", metavar="DIR", help="An mt-metrics-eval test-set directory (with -l).")
 @click.option("-l", "--language-pair", "pair", metavar="SRC-TRG", help="--mtme: the pair.")
-@click.option("--human-name", metavar="NAME", help="--mtme: the kind of human score (wmt-z, mqm, ...).")
+@click.option(
+    "--human-name", metavar="NAME", help="--mtme: the kind of human score (wmt-z, mqm, ...)."
+)
 @click.option("--ref", metavar="NAME", help="--mtme: the reference (default: the first by name).")
-@click.option("--include-human", is_flag=True,
-              help="--mtme: rate human translations (outputs named like a reference) as systems.")
-@click.option("-m", "--metrics", multiple=True, metavar="NAME...",
-              help="bleucli metrics: bleu, chrf, ter (default: all three with references; "
-                   "TER is negated).")
+@click.option(
+    "--include-human",
+    is_flag=True,
+    help="--mtme: rate human translations (outputs named like a reference) as systems.",
+)
+@click.option(
+    "-m",
+    "--metrics",
+    multiple=True,
+    metavar="NAME...",
+    help="bleucli metrics: bleu, chrf, ter (default: all three with references; TER is negated).",
+)
 @click.option("-tok", "--tokenize", default=None, metavar="NAME", help="BLEU tokenizer.")
 @click.option("-lc", "--lowercase", is_flag=True, help="Case-insensitive BLEU.")
 @_chrf_ter_options
-@click.option("--segment-scores", multiple=True, metavar="NAME=FILE,...",
-              help="A metric's segment scores: one file per -i system, or one MTME .seg.score "
-                   "file; repeatable.")
-@click.option("--stat", "statistics", multiple=True, metavar="NAME...",
-              help="Statistics (default: all sys-* and seg-{pearson,kendall}-{none,item,sys}, "
-                   "seg-acc-t-item); see docs/meta-eval.md.")
-@click.option("-k", "--resamples", type=click.IntRange(0, 1_000_000), default=1000, show_default=True,
-              help="Permutation draws per pair of metrics (0: no significance).")
-@click.option("--block-size", type=click.IntRange(1), default=None,
-              help="Early stopping as MTME: check after every block of draws (default: none).")
-@click.option("--seed", type=click.IntRange(0), default=1, show_default=True, help="Seed of the draws.")
-@click.option("--rng", type=click.Choice(["bleucli", "mtme"]), default="bleucli", show_default=True,
-              help="mtme: replay MTME's own draws (np.random.seed, binomial), p-values equal MTME's.")
-@click.option("--alpha", type=click.FloatRange(0, 1), default=0.05, show_default=True,
-              help="Significance level of the clusters.")
-@click.option("-j", "--threads", type=click.IntRange(1, 256), default=1, show_default=True,
-              help="Threads for the significance tests (same results for any number).")
+@click.option(
+    "--segment-scores",
+    multiple=True,
+    metavar="NAME=FILE,...",
+    help="A metric's segment scores: one file per -i system, or one MTME .seg.score "
+    "file; repeatable.",
+)
+@click.option(
+    "--stat",
+    "statistics",
+    multiple=True,
+    metavar="NAME...",
+    help="Statistics (default: all sys-* and seg-{pearson,kendall}-{none,item,sys}, "
+    "seg-acc-t-item); see docs/meta-eval.md.",
+)
+@click.option(
+    "-k",
+    "--resamples",
+    type=click.IntRange(0, 1_000_000),
+    default=1000,
+    show_default=True,
+    help="Permutation draws per pair of metrics (0: no significance).",
+)
+@click.option(
+    "--block-size",
+    type=click.IntRange(1),
+    default=None,
+    help="Early stopping as MTME: check after every block of draws (default: none).",
+)
+@click.option(
+    "--seed", type=click.IntRange(0), default=1, show_default=True, help="Seed of the draws."
+)
+@click.option(
+    "--rng",
+    type=click.Choice(["bleucli", "mtme"]),
+    default="bleucli",
+    show_default=True,
+    help="mtme: replay MTME's own draws (np.random.seed, binomial), p-values equal MTME's.",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1),
+    default=0.05,
+    show_default=True,
+    help="Significance level of the clusters.",
+)
+@click.option(
+    "-j",
+    "--threads",
+    type=click.IntRange(1, 256),
+    default=1,
+    show_default=True,
+    help="Threads for the significance tests (same results for any number).",
+)
 @click.option("--allow-missing", is_flag=True, help="Leave out systems without human scores.")
-@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json", "markdown", "latex", "tsv"]),
-              default="text", show_default=True)
-@click.option("-w", "--width", type=click.IntRange(0, 15), default=4, show_default=True,
-              help="Decimal places of the values.")
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "markdown", "latex", "tsv"]),
+    default="text",
+    show_default=True,
+)
+@click.option(
+    "-w",
+    "--width",
+    type=click.IntRange(0, 15),
+    default=4,
+    show_default=True,
+    help="Decimal places of the values.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No alignment report on stderr.")
 def meta_eval_command(refs: tuple[str, ...], **params: Any) -> None:
     """How well metrics agree with human judgements: the WMT Metrics task's statistics

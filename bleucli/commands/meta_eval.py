@@ -74,7 +74,9 @@ def _system_name(spec: str) -> tuple[str, str]:
 
 def _load_plain(request: MetaEvalRequest) -> Loaded:
     if not request.inputs:
-        raise UsageError("meta-eval: give the systems' outputs with -i (or a directory with --mtme)")
+        raise UsageError(
+            "meta-eval: give the systems' outputs with -i (or a directory with --mtme)"
+        )
     if not request.human:
         raise UsageError("meta-eval: give the human scores with --human FILE")
     references = [read_file(path).lines for path in request.refs]
@@ -82,11 +84,15 @@ def _load_plain(request: MetaEvalRequest) -> Loaded:
     n_segments = len(references[0]) if references else None
     for path, lines in zip(request.refs[1:], references[1:]):
         if len(lines) != n_segments:
-            raise InputError(f"{path}: {len(lines):,} lines, but {request.refs[0]} has {n_segments:,}")
+            raise InputError(
+                f"{path}: {len(lines):,} lines, but {request.refs[0]} has {n_segments:,}"
+            )
     for spec in request.inputs:
         name, path = _system_name(spec)
         if name in outputs:
-            raise UsageError(f"-i {spec}: a second system named {name!r}; name them with -i NAME=FILE")
+            raise UsageError(
+                f"-i {spec}: a second system named {name!r}; name them with -i NAME=FILE"
+            )
         lines = read_file(path).lines
         if n_segments is None:
             n_segments = len(lines)
@@ -120,7 +126,9 @@ def _load_mtme(request: MetaEvalRequest) -> Loaded:
     return loaded
 
 
-def _human_table(loaded: Loaded, allow_missing: bool, source: str) -> tuple[np.ndarray | None, np.ndarray | None]:
+def _human_table(
+    loaded: Loaded, allow_missing: bool, source: str
+) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Human scores in the systems' order; systems without any are refused or dropped."""
     human = loaded.human
     names = sorted(set(human.seg) | set(human.sys))
@@ -151,7 +159,9 @@ def _human_table(loaded: Loaded, allow_missing: bool, source: str) -> tuple[np.n
         loaded.report.append(f"no human score, left out (--allow-missing): {', '.join(missing)}")
         loaded.systems = [s for s in loaded.systems if s not in missing]
     if len(loaded.systems) < 2:
-        raise InputError(f"{source}: human scores for {len(loaded.systems)} system(s); at least 2 are needed")
+        raise InputError(
+            f"{source}: human scores for {len(loaded.systems)} system(s); at least 2 are needed"
+        )
     seg = None
     if human.seg:
         seg = np.vstack([
@@ -212,7 +222,10 @@ def _own_metrics(request: MetaEvalRequest, loaded: Loaded) -> dict[str, tuple[Me
         corpus = [corpus_metric.corpus_score(loaded.outputs[s], streams) for s in loaded.systems]
         label = ("-" if sign < 0 else "") + corpus[0].name
         sys_scores = np.array([sign * c.score for c in corpus])
-        found[label] = (MetricScores(label, seg, sys_scores, "bleucli"), str(corpus_metric.get_signature()))
+        found[label] = (
+            MetricScores(label, seg, sys_scores, "bleucli"),
+            str(corpus_metric.get_signature()),
+        )
     return found
 
 

@@ -134,7 +134,9 @@ def _correlation(
     return value, test
 
 
-def _prepare(stat: Statistic, data: MetaEvalData, names: list[str], settings: sig.TestSettings) -> _Prepared:
+def _prepare(
+    stat: Statistic, data: MetaEvalData, names: list[str], settings: sig.TestSettings
+) -> _Prepared:
     if stat.level == "sys" and stat.kind != "spa":
         gold_sys = data.system_gold()
         if gold_sys is None:
@@ -162,7 +164,9 @@ def _prepare(stat: Statistic, data: MetaEvalData, names: list[str], settings: si
             return spa.soft_pairwise_accuracy(gold_matrix, stack.reshape(-1, *shape), signs)
 
         def spa_value(name: str) -> tuple[float, float | None]:
-            return float(spa.soft_pairwise_accuracy(gold_matrix, vectors[name].reshape(shape), signs)), None
+            return float(
+                spa.soft_pairwise_accuracy(gold_matrix, vectors[name].reshape(shape), signs)
+            ), None
 
         def spa_test(better: str, worse: str, draws: sig.Draws) -> tuple[float, int]:
             return sig.perm_both_z(
@@ -174,7 +178,9 @@ def _prepare(stat: Statistic, data: MetaEvalData, names: list[str], settings: si
     gold = groups.take(human)
     vectors = {n: groups.take(data.metrics[n].seg) for n in names}  # type: ignore[arg-type]
     unit = {"none": "entries", "item": "items", "sys": "systems"}[stat.grouping]
-    counted = f"{groups.count:,} {unit}" if stat.grouping != "none" else f"{len(gold):,} segment scores"
+    counted = (
+        f"{groups.count:,} {unit}" if stat.grouping != "none" else f"{len(gold):,} segment scores"
+    )
     if stat.kind == "acc-t":
         outcomes = ties.pair_outcomes(groups, gold)
         calibrated = {n: ties.calibrate(groups, gold, vectors[n]) for n in names}
@@ -191,7 +197,9 @@ def _prepare(stat: Statistic, data: MetaEvalData, names: list[str], settings: si
                 draws,
             )
 
-        return _Prepared(vectors, acc_value, acc_test, f"{len(outcomes.first):,} pairs in {counted}")
+        return _Prepared(
+            vectors, acc_value, acc_test, f"{len(outcomes.first):,} pairs in {counted}"
+        )
     rated_values = {n: data.metrics[n].seg[rated] for n in names}  # type: ignore[index]
     value, test = _correlation(stat, groups, gold, vectors, rated_values, settings)
     return _Prepared(vectors, value, test, counted)
@@ -215,7 +223,9 @@ def _sort_key(item: tuple[str, tuple[float, float | None]]) -> tuple[bool, float
     return (math.isnan(value), -value if not math.isnan(value) else 0.0, name)
 
 
-def evaluate_one(stat: Statistic, data: MetaEvalData, settings: sig.TestSettings) -> StatisticResult:
+def evaluate_one(
+    stat: Statistic, data: MetaEvalData, settings: sig.TestSettings
+) -> StatisticResult:
     names, skipped = _usable(stat, data)
     if not names:
         raise ConfigError(f"{stat.name}: no metric has the scores it needs")
@@ -235,7 +245,9 @@ def evaluate_one(stat: Statistic, data: MetaEvalData, settings: sig.TestSettings
                 epsilon=epsilon,
             )
         )
-    return StatisticResult(stat, rows, comparison.p_values, comparison.draws_used, prepared.counted, skipped)
+    return StatisticResult(
+        stat, rows, comparison.p_values, comparison.draws_used, prepared.counted, skipped
+    )
 
 
 def evaluate(

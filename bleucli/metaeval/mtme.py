@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -67,9 +68,13 @@ def read_mtme(
     source = root / "sources" / f"{pair}.txt"
     if not source.is_file():
         pairs = _pairs_in(root)
-        hint = f"language pairs here: {', '.join(pairs)}" if pairs else (
-            "is this an mt-metrics-eval test-set directory (sources/, references/, "
-            "system-outputs/, human-scores/)?"
+        hint = (
+            f"language pairs here: {', '.join(pairs)}"
+            if pairs
+            else (
+                "is this an mt-metrics-eval test-set directory (sources/, references/, "
+                "system-outputs/, human-scores/)?"
+            )
         )
         raise InputError(f"--mtme {directory}: no sources/{pair}.txt; {hint}")
     n_segments = len(read_file(str(source)).lines)
@@ -78,7 +83,9 @@ def read_mtme(
         raise InputError(f"{root / 'references'}: no {pair}.REF.txt reference")
     chosen = reference or references[0]
     if chosen not in references:
-        raise UsageError(f"--ref {chosen}: not a reference of {pair} here ({', '.join(references)})")
+        raise UsageError(
+            f"--ref {chosen}: not a reference of {pair} here ({', '.join(references)})"
+        )
     kinds = sorted(
         set(_names(root / "human-scores", f"{pair}.", ".seg.score"))
         | set(_names(root / "human-scores", f"{pair}.", ".sys.score"))
@@ -103,12 +110,10 @@ def read_mtme(
     outputs = {
         s: outputs_dir / f"{s}.txt" for s in all_outputs if s != chosen and s not in left_out
     }
-    for system, path in outputs.items():
+    for path in outputs.values():
         lines = len(read_file(str(path)).lines)
         if lines != n_segments:
-            raise InputError(
-                f"{path}: {lines:,} lines, but sources/{pair}.txt has {n_segments:,}"
-            )
+            raise InputError(f"{path}: {lines:,} lines, but sources/{pair}.txt has {n_segments:,}")
     human = HumanScores(human_name, f"{root}/human-scores/{pair}.{human_name}.*.score")
     seg_path = root / "human-scores" / f"{pair}.{human_name}.seg.score"
     sys_path = root / "human-scores" / f"{pair}.{human_name}.sys.score"
@@ -124,7 +129,9 @@ def read_mtme(
     return found
 
 
-def _metrics(folder: Path, reference: str, n_segments: int, systems: list[str]) -> dict[str, MetricScores]:
+def _metrics(
+    folder: Path, reference: str, n_segments: int, systems: list[str]
+) -> dict[str, MetricScores]:
     """Every metric scored with the chosen reference (or none), over the rated systems."""
     files: dict[str, dict[str, Path]] = {}
     for level in ("seg", "sys"):
@@ -148,7 +155,7 @@ def _metrics(folder: Path, reference: str, n_segments: int, systems: list[str]) 
     return metrics
 
 
-def _of(table: dict, system: str, path: Path) -> object:
+def _of(table: dict, system: str, path: Path) -> Any:
     if system not in table:
         raise InputError(f"{path}: no scores for system {system!r}")
     return table[system]

@@ -111,7 +111,13 @@ def sniff(path: str) -> str:
             return "wmt-da"
         if words[:3] == ["system", "mqm_avg_score", "seg_id"]:
             return "mqm-avg"
-        if [f.strip().lower() for f in fields[:5]] == ["system", "doc", "doc_id", "seg_id", "rater"]:
+        if [f.strip().lower() for f in fields[:5]] == [
+            "system",
+            "doc",
+            "doc_id",
+            "seg_id",
+            "rater",
+        ]:
             return "mqm"
         if len(fields) == 3 or [f.lower() for f in fields] == ["system", "segment", "score"]:
             return "tsv"

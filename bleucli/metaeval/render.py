@@ -166,8 +166,13 @@ def document(results: Sequence[StatisticResult], context: Context) -> dict:
         "segments": context.n_segments,
         "metrics": context.metric_sources,
         "significance": {
-            "resamples": s.resamples, "block_size": s.block, "early_min": s.early_min,
-            "early_max": s.early_max, "seed": s.seed, "rng": s.rng, "alpha": s.threshold,
+            "resamples": s.resamples,
+            "block_size": s.block,
+            "early_min": s.early_min,
+            "early_max": s.early_max,
+            "seed": s.seed,
+            "rng": s.rng,
+            "alpha": s.threshold,
         },  # fmt: skip
         "statistics": statistics,
         "notes": context.notes,

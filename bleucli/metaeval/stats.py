@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -114,8 +115,10 @@ class PairCounts:
             self.total - self.x_ties - self.y_ties + self.both_ties - 2 * self.discordant
         )
         with np.errstate(invalid="ignore", divide="ignore"):
-            tau = con_minus_dis / np.sqrt(self.total - self.x_ties) / np.sqrt(
-                self.total - self.y_ties
+            tau = (
+                con_minus_dis
+                / np.sqrt(self.total - self.x_ties)
+                / np.sqrt(self.total - self.y_ties)
             )
         undefined = (self.x_ties == self.total) | (self.y_ties == self.total)
         return np.where(undefined, np.nan, np.clip(tau, -1.0, 1.0))
@@ -274,7 +277,8 @@ class Kendall:
                           counts[..., 0])  # fmt: skip
 
 
-def _native():  # type: ignore[no-untyped-def]
+def _native() -> Any:
+    """The compiled core, or None (imported late: meta-eval's numpy code loads without it)."""
     from bleucli.native import native
 
     return native

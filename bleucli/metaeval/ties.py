@@ -102,4 +102,6 @@ def calibrate(groups: Groups, gold: np.ndarray, metric: np.ndarray) -> TieCalibr
         accuracies = np.r_[base, accuracies]
     best = accuracies.max()
     index = int(np.flatnonzero(accuracies >= best - TIE_TOLERANCE)[0])
-    return TieCalibration(float(accuracies[index]), float(thresholds[index]), thresholds, accuracies)
+    return TieCalibration(
+        float(accuracies[index]), float(thresholds[index]), thresholds, accuracies
+    )
