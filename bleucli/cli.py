@@ -138,6 +138,7 @@ def _chrf_ter_options(function: Any) -> Any:
     "             bleucli resegment REF -i unsegmented.txt         (realign lines)\n"
     "             bleucli server init|add-testset|run ... --db task.db   (evaluation server)\n"
     "             bleucli submit --server URL -t SET -i HYP --wait  (submit; verify receipts)\n"
+    "             bleucli meta-eval --mtme DIR -l PAIR   (metrics against human judgements)\n"
     "Run `bleucli SUBCOMMAND --help` for each one's options.\n"
     "\b\nEnvironment: BLEUCLI_FORMAT (default -f), BLEUCLI_SEED (resampling seed, or "
     "'none'),\n"
@@ -1126,11 +1127,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     _single_threaded_blas()
     selected, prog = command, "bleucli"
-    if args and args[0] == "meta-eval":
-        from bleucli.cli_metaeval import main as meta_eval_main
-
-        meta_eval_main(args[1:])
-        return
     if args and args[0] == "stats":
         if any(a in ("-h", "--help") for a in args[1:]):
             click.echo(STATS_HELP, nl=False)

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 
 #: Commands of the evaluation server (``bleucli.cli_server``).
 SERVER_COMMANDS = ("server", "submit", "verify")
+#: Commands with their own module above ``bleucli.cli`` (they use its runner).
+OWN_MODULES = {"meta-eval": "bleucli.cli_metaeval"}
 
 
 def terminal_columns() -> int:
@@ -62,6 +64,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         from bleucli.cli_server import main as server_main
 
         server_main(args)
+        return
+    if args and args[0] in OWN_MODULES:
+        from importlib import import_module
+
+        import_module(OWN_MODULES[args[0]]).main(args[1:])
         return
     from bleucli.cli import main as full_main
 

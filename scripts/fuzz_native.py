@@ -1,8 +1,8 @@
 """Coverage-guided fuzzing of the compiled core with atheris (``pip install atheris``).
 
 Every input (13a and zh tokenisation, BLEU and chrF statistics, TER edit counts, statistic
-sums, minimum-WER segmentation, and the batch engine's aligned and pairwise sentence scores
-on 1-3 threads) is fed to
+sums, minimum-WER segmentation, the batch engine's aligned and pairwise sentence scores
+on 1-3 threads, and meta-evaluation's Kendall pair counts) is fed to
 both engines; a crash, or any difference from the pure-Python engine (the specification), is
 a finding. Runs for a bounded number of inputs:
 
@@ -18,6 +18,8 @@ import numpy as np
 
 with atheris.instrument_imports():
     from bleucli import _native, batch, mwer
+    from bleucli.metaeval import stats as metaeval_stats
+    from bleucli.metaeval.groups import grouping
     from bleucli.metrics.bleu import BLEU
     from bleucli.metrics.chrf import CHRF
     from bleucli.metrics.ter_edit import translation_edit_rate
@@ -64,6 +66,35 @@ def one_input(data: bytes) -> None:
     rows = [[fdp.ConsumeIntInRange(0, 2**40) for _ in range(3)] for _ in range(4)]
     assert _native.sum_int_rows(rows) == [sum(column) for column in zip(*rows)]
     fuzz_batch(fdp, [hyp, line, *refs])
+    fuzz_kendall(fdp)
+
+
+def fuzz_kendall(fdp: atheris.FuzzedDataProvider) -> None:
+    """Kendall pair counts of every grouping against the numpy specification (ties, NaN
+    gaps in the gold scores, several draws, 1-3 threads)."""
+    n_sys, n_items = fdp.ConsumeIntInRange(1, 5), fdp.ConsumeIntInRange(1, 12)
+    levels = fdp.ConsumeIntInRange(1, 6)
+    cells = n_sys * n_items
+    gold = np.array([fdp.ConsumeIntInRange(-1, levels) for _ in range(cells)], dtype=float)
+    gold[gold < 0] = np.nan
+    draws = fdp.ConsumeIntInRange(1, 4)
+    metric = np.array([fdp.ConsumeIntInRange(0, levels) for _ in range(draws * cells)], float)
+    for by in ("none", "item", "sys"):
+        groups = grouping(~np.isnan(gold.reshape(n_sys, n_items)), by)
+        if groups.count == 0:
+            continue
+        gold_vector = groups.take(gold.reshape(n_sys, n_items))
+        stack = groups.take(metric.reshape(draws, n_sys, n_items))
+        kendall = metaeval_stats.Kendall(groups, gold_vector)
+        got = kendall._native_counts(stack, fdp.ConsumeIntInRange(1, 3))
+        g = groups.count
+        owner = (np.arange(draws)[:, None] * g + groups.ids[None, :]).ravel()
+        spec = metaeval_stats.sorted_counts(
+            owner, np.tile(gold_vector, draws), stack.ravel(), draws * g
+        )
+        for name in ("x_ties", "y_ties", "both_ties", "discordant"):
+            value = np.broadcast_to(getattr(got, name), (draws, g)).ravel()
+            assert (value == getattr(spec, name)).all(), (by, name, gold, metric)
 
 
 def fuzz_batch(fdp: atheris.FuzzedDataProvider, texts: list[str]) -> None:

@@ -152,8 +152,16 @@ class CliResult:
 
 
 def run_cli(args: list[str], input: str | bytes | None = None) -> CliResult:
-    """Run ``bleucli`` in-process through click's CliRunner (isolated std streams)."""
+    """Run ``bleucli`` in-process through click's CliRunner (isolated std streams); the
+    commands the launcher sends to their own modules (``meta-eval``) go there too."""
     from bleucli.cli import main
+    from bleucli.launch import OWN_MODULES
+
+    if args and args[0] in OWN_MODULES:
+        from importlib import import_module
+
+        own = import_module(OWN_MODULES[args[0]]).main
+        args, main = args[1:], own
 
     runner = CliRunner()
     with runner.isolation(input=input) as (out, err, _):

@@ -199,7 +199,7 @@ def _alignment_report(loaded: Loaded, seg: np.ndarray | None) -> None:
 
 
 def _own_metrics(request: MetaEvalRequest, loaded: Loaded) -> dict[str, tuple[MetricScores, str]]:
-    from bleucli.batch import sentence_scores
+    from bleucli.batch import scorer, sentence_scores
     from bleucli.metrics import metric_class
 
     names = request.metrics if request.metrics is not None else (
@@ -222,10 +222,13 @@ def _own_metrics(request: MetaEvalRequest, loaded: Loaded) -> dict[str, tuple[Me
         corpus = [corpus_metric.corpus_score(loaded.outputs[s], streams) for s in loaded.systems]
         label = ("-" if sign < 0 else "") + corpus[0].name
         sys_scores = np.array([sign * c.score for c in corpus])
-        found[label] = (
-            MetricScores(label, seg, sys_scores, "bleucli"),
-            str(corpus_metric.get_signature()),
-        )
+        signature = str(corpus_metric.get_signature())
+        sentence_metric = scorer(key, dict(options))
+        sentence_metric.num_refs = len(streams)
+        segments = str(sentence_metric.get_signature())
+        if segments != signature:  # sentence BLEU: SacreBLEU's effective order
+            signature = f"systems {signature}; segments {segments}"
+        found[label] = (MetricScores(label, seg, sys_scores, "bleucli"), signature)
     return found
 
 

@@ -218,14 +218,15 @@ def sorted_counts(group: np.ndarray, x: np.ndarray, y: np.ndarray, n_groups: int
 class Kendall:
     """Kendall's tau-b per group for many metric vectors against one gold vector."""
 
-    #: Groupings with at most this many pairs are counted pair by pair.
-    PAIR_LIMIT = 1 << 21
+    #: Groupings are counted pair by pair when they have at most this many pairs per entry
+    #: (short groups: items); long vectors by sorting, O(n log^2 n) per draw.
+    PAIRS_PER_ENTRY = 32
 
     def __init__(self, groups: Groups, gold: np.ndarray) -> None:
         self.groups = groups
         self.gold = gold
         self.table: PairTable | None = None
-        if pair_count(groups) <= self.PAIR_LIMIT and _native() is None:
+        if pair_count(groups) <= self.PAIRS_PER_ENTRY * len(gold) and _native() is None:
             self.table = PairTable(groups)
             self.gold_signs = self.table.signs(gold)
 
