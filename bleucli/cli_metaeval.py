@@ -51,6 +51,11 @@ HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
     help="--mtme: rate human translations (outputs named like a reference) as systems.",
 )
 @click.option(
+    "--human-rows",
+    is_flag=True,
+    help="--mtme: the other kinds of human score as rows (human:NAME), for comparison.",
+)
+@click.option(
     "-m",
     "--metrics",
     multiple=True,
@@ -155,6 +160,7 @@ def meta_eval_command(refs: tuple[str, ...], **params: Any) -> None:
         human_name=params["human_name"],
         ref=params["ref"],
         include_human=params["include_human"],
+        human_rows=params["human_rows"],
         metrics=tuple(params["metrics"]) or None,
         options={
             "bleu": {"lowercase": params["lowercase"],

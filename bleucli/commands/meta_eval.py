@@ -39,6 +39,7 @@ class MetaEvalRequest:
     human_name: str | None = None
     ref: str | None = None
     include_human: bool = False
+    human_rows: bool = False  # --mtme: the other kinds of human score as rows
     metrics: tuple[str, ...] | None = None  # None: bleu chrf ter when there are references
     options: dict[str, dict[str, Any]] = field(default_factory=dict)  # per metric
     segment_scores: tuple[str, ...] = ()
@@ -61,6 +62,7 @@ class Loaded:
     reference: str | None
     metrics: dict[str, MetricScores] = field(default_factory=dict)
     report: list[str] = field(default_factory=list)
+    human_rows: dict[str, HumanScores] = field(default_factory=dict)
 
 
 def _system_name(spec: str) -> tuple[str, str]:
@@ -119,6 +121,8 @@ def _load_mtme(request: MetaEvalRequest) -> Loaded:
     reference = read_file(str(found.reference_path)).lines
     loaded = Loaded(list(outputs), outputs, [reference], found.n_segments, found.human,
                     found.reference, dict(found.metrics))  # fmt: skip
+    if request.human_rows:
+        loaded.human_rows = found.other_human
     for name in found.left_out:
         loaded.report.append(
             f"{name} is a human translation: not rated as a system (--include-human rates it)"
@@ -267,6 +271,32 @@ def _segment_score_metrics(request: MetaEvalRequest, loaded: Loaded) -> dict[str
     return found
 
 
+def _human_row(other: HumanScores, loaded: Loaded, gold: np.ndarray | None) -> MetricScores:
+    """Another kind of human score as a row: how far metrics are from the agreement of two
+    human scorings. It must score every entry the gold scores rate."""
+    matched = {s: n for n, s in readers.match_systems(sorted(set(other.seg) | set(other.sys)),
+                                                        loaded.systems).items()}  # fmt: skip
+    seg = None
+    if other.seg and gold is not None:
+        rows = []
+        for k, system in enumerate(loaded.systems):
+            values = other.seg.get(matched.get(system, ""), np.full(loaded.n_segments, np.nan))
+            missing = np.flatnonzero(~np.isnan(gold[k]) & np.isnan(values))
+            if len(missing):
+                raise InputError(
+                    f"--human-rows: {other.name} has no score for {system}, line {missing[0] + 1}, "
+                    f"which {loaded.human.name} rates; it cannot be a row"
+                )
+            rows.append(np.where(np.isnan(values), 0.0, values))
+        seg = np.vstack(rows)
+    sys = None
+    if other.sys and all(s in matched and matched[s] in other.sys for s in loaded.systems):
+        sys = np.array([other.sys[matched[s]] for s in loaded.systems], dtype=float)
+    elif seg is not None and other.seg:
+        sys = np.array([np.nanmean(other.seg[matched[s]]) for s in loaded.systems])
+    return MetricScores(f"human:{other.name}", seg, sys, other.source)
+
+
 def _select_metrics(loaded: Loaded, systems_before: list[str]) -> None:
     """Keep the rows of the systems still rated (``--allow-missing`` may drop some)."""
     keep = [systems_before.index(s) for s in loaded.systems]
@@ -277,13 +307,18 @@ def _select_metrics(loaded: Loaded, systems_before: list[str]) -> None:
             scores.sys = scores.sys[keep]
 
 
-def run(request: MetaEvalRequest, report: Callable[[str], None] | None = None) -> str:
-    """The rendered tables; ``report(line)`` receives the alignment report."""
-    if request.settings.rng not in RNGS:
-        raise UsageError(f"--rng: {request.settings.rng!r} is not one of {', '.join(RNGS)}")
-    names = request.statistics or DEFAULT_STATISTICS
-    for name in names:
-        statistic(name)
+@dataclass
+class Prepared:
+    """The table to evaluate, with what the output names about it."""
+
+    data: MetaEvalData
+    reference: str | None
+    signatures: dict[str, str]  # metric -> its signature or score source
+
+
+def load(request: MetaEvalRequest, report: Callable[[str], None] | None = None) -> Prepared:
+    """Systems, human scores and every metric's scores, aligned; ``report(line)`` receives
+    the alignment report."""
     loaded = _load_mtme(request) if request.mtme else _load_plain(request)
     source = request.mtme or request.human or ""
     all_systems = list(loaded.systems)
@@ -299,19 +334,34 @@ def run(request: MetaEvalRequest, report: Callable[[str], None] | None = None) -
                          "--segment-scores, or a directory with metric-scores/")  # fmt: skip
     seg, sys = _human_table(loaded, request.allow_missing, source)
     _select_metrics(loaded, all_systems)
+    for name, other in loaded.human_rows.items():
+        _add(loaded, f"human:{name}", _human_row(other, loaded, seg))
+        signatures[f"human:{name}"] = f"human scores {other.source}"
     _alignment_report(loaded, seg)
     for line in loaded.report:
         if report is not None:
             report(line)
     data = MetaEvalData(loaded.systems, loaded.n_segments, loaded.human.name,
                         loaded.human.source, seg, sys, loaded.metrics)  # fmt: skip
+    return Prepared(data, loaded.reference, signatures)
+
+
+def run(request: MetaEvalRequest, report: Callable[[str], None] | None = None) -> str:
+    """The rendered tables; ``report(line)`` receives the alignment report."""
+    if request.settings.rng not in RNGS:
+        raise UsageError(f"--rng: {request.settings.rng!r} is not one of {', '.join(RNGS)}")
+    names = request.statistics or DEFAULT_STATISTICS
+    for name in names:
+        statistic(name)
+    prepared = load(request, report)
+    data = prepared.data
     optional = frozenset(DEFAULT_STATISTICS) if not request.statistics else frozenset()
     results, notes = evaluate(data, names, request.settings, optional)
     if not results:
         raise ConfigError("meta-eval: none of the statistics can be computed on these scores")
-    context = Context(loaded.human.name, loaded.human.source, loaded.systems, loaded.n_segments,
-                      loaded.reference, request.settings, signatures, notes)  # fmt: skip
-    if any(name.startswith("-") for name in loaded.metrics):
+    context = Context(data.human_name, data.human_source, data.systems, data.n_segments,
+                      prepared.reference, request.settings, prepared.signatures, notes)  # fmt: skip
+    if any(name.startswith("-") for name in data.metrics):
         context.notes.append("metrics named -NAME are error rates, negated so higher is better")
     return render(results, context, request.fmt, request.width)
 

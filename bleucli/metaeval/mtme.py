@@ -39,6 +39,7 @@ class MtmeSet:
     human: HumanScores
     metrics: dict[str, MetricScores] = field(default_factory=dict)
     left_out: list[str] = field(default_factory=list)  # human translations not rated
+    other_human: dict[str, HumanScores] = field(default_factory=dict)  # the other kinds
 
 
 def _names(folder: Path, prefix: str, suffix: str) -> list[str]:
@@ -114,19 +115,27 @@ def read_mtme(
         lines = len(read_file(str(path)).lines)
         if lines != n_segments:
             raise InputError(f"{path}: {lines:,} lines, but sources/{pair}.txt has {n_segments:,}")
-    human = HumanScores(human_name, f"{root}/human-scores/{pair}.{human_name}.*.score")
-    seg_path = root / "human-scores" / f"{pair}.{human_name}.seg.score"
-    sys_path = root / "human-scores" / f"{pair}.{human_name}.sys.score"
+    found = MtmeSet(
+        root, pair, n_segments, chosen, root / "references" / f"{pair}.{chosen}.txt",
+        outputs, human_translations, _human(root, pair, human_name, n_segments),
+        left_out=left_out,
+    )  # fmt: skip
+    found.other_human = {
+        kind: _human(root, pair, kind, n_segments) for kind in kinds if kind != human_name
+    }
+    found.metrics = _metrics(root / "metric-scores" / pair, chosen, n_segments, list(outputs))
+    return found
+
+
+def _human(root: Path, pair: str, name: str, n_segments: int) -> HumanScores:
+    human = HumanScores(name, f"{root}/human-scores/{pair}.{name}.*.score")
+    seg_path = root / "human-scores" / f"{pair}.{name}.seg.score"
+    sys_path = root / "human-scores" / f"{pair}.{name}.sys.score"
     if seg_path.is_file():
         human.seg = readers.read_blocks(str(seg_path), n_segments)
     if sys_path.is_file():
         human.sys = readers.read_system_scores(str(sys_path))
-    found = MtmeSet(
-        root, pair, n_segments, chosen, root / "references" / f"{pair}.{chosen}.txt",
-        outputs, human_translations, human, left_out=left_out,
-    )  # fmt: skip
-    found.metrics = _metrics(root / "metric-scores" / pair, chosen, n_segments, list(outputs))
-    return found
+    return human
 
 
 def _metrics(

@@ -317,3 +317,34 @@ def test_spa_on_aligned_mqm_and_left_out_on_da(subset, tmp_path) -> None:
         asked.exit_code == 1
         and "sys-spa needs every system rated on the same segments" in asked.stderr
     )
+
+
+def test_other_human_scores_as_rows(tmp_path) -> None:
+    """--human-rows: WMT's raw DA scores as a row against the z-scores (the agreement of two
+    scorings of the same judgements), equal to correlating the two human matrices."""
+    from bleucli.metaeval.groups import grouping
+    from bleucli.metaeval.stats import Correlation
+
+    args = ["meta-eval", "--mtme", str(WMT22), "-l", "ru-en", "--human-name", "wmt-z",
+            "--human-rows", "-m", "bleu", "--stat", "seg-pearson-item", "-k", "0", "-f", "json", "-q"]  # fmt: skip
+    result = run_cli(args)
+    assert result.exit_code == 0, result.stderr
+    rows = {r["metric"]: r["value"] for r in json.loads(result.stdout)["statistics"][0]["rows"]}
+    z = readers.read_blocks(str(WMT22 / "human-scores" / "ru-en.wmt-z.seg.score"), 2016)
+    raw = readers.read_blocks(str(WMT22 / "human-scores" / "ru-en.wmt-raw.seg.score"), 2016)
+    gold = np.vstack([z[s] for s in sorted(z)])
+    other = np.vstack([raw[s] for s in sorted(z)])
+    groups = grouping(~np.isnan(gold), "item")
+    want = Correlation("pearson", groups, groups.take(gold))(groups.take(other))[0]
+    assert rows["human:wmt-raw"] == pytest.approx(want, abs=1e-12)
+    # a kind of human score that leaves out an entry the gold scores rate cannot be a row
+    root = tmp_path / "wmt22"
+    shutil.copytree(WMT22, root)
+    path = root / "human-scores" / "ru-en.wmt-raw.seg.score"
+    lines = path.read_text().splitlines()
+    first = next(i for i, line in enumerate(lines) if not line.endswith("None"))
+    lines[first] = lines[first].rsplit("\t", 1)[0] + "\tNone"
+    path.write_text("\n".join(lines) + "\n")
+    refused = run_cli([a if a != str(WMT22) else str(root) for a in args])
+    assert refused.exit_code == 1
+    assert "--human-rows: wmt-raw has no score for ALMAnaCH-Inria, line" in refused.stderr
