@@ -21,7 +21,8 @@ case "${1:-}" in --asan) mode=asan; shift;; --tsan) mode=tsan; shift;; esac
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(tests/test_native.py tests/test_native_hostile.py
                                       tests/test_batch_scoring.py tests/metrics/test_bleu_worked.py
-                                      tests/test_resegment.py tests/test_batch_engine.py)
+                                      tests/test_resegment.py tests/test_batch_engine.py
+                                      tests/metaeval/test_stats.py)
 python=$(python3 -c 'import sys; print(sys.executable)')  # the interpreter, not a launcher
 
 if [ "$mode" = asan ] || [ "$mode" = tsan ]; then
