@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from bleucli.errors import InputError
+
 
 @dataclass
 class MetricScores:
@@ -41,6 +43,40 @@ class MetaEvalData:
     human_seg: np.ndarray | None  # (systems x segments), NaN where unrated
     human_sys: np.ndarray | None  # (systems,), NaN where unrated
     metrics: dict[str, MetricScores] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """Shapes and values checked once, so that every statistic can trust them."""
+        n_sys = len(self.systems)
+        shape = (n_sys, self.n_segments)
+        if len(set(self.systems)) != n_sys:
+            raise InputError("meta-eval: system names must be distinct")
+        if self.human_seg is not None and np.shape(self.human_seg) != shape:
+            raise InputError(
+                f"meta-eval: human segment scores are {np.shape(self.human_seg)}, expected "
+                f"{shape} (systems x segments)"
+            )
+        if self.human_sys is not None and np.shape(self.human_sys) != (n_sys,):
+            raise InputError(f"meta-eval: human system scores need one value per system ({n_sys})")
+        rated = self.seg_rated()
+        for name, scores in self.metrics.items():
+            if scores.seg is not None:
+                if np.shape(scores.seg) != shape:
+                    raise InputError(
+                        f"meta-eval: metric {name!r} has segment scores of shape "
+                        f"{np.shape(scores.seg)}, expected {shape} (systems x segments)"
+                    )
+                bad = ~np.isfinite(scores.seg) & rated
+                if bad.any():
+                    k, j = (int(x[0]) for x in np.nonzero(bad))
+                    raise InputError(
+                        f"meta-eval: metric {name!r} has no finite score for system "
+                        f"{self.systems[k]!r}, segment {j + 1}, which the human scores rate"
+                    )
+            if scores.sys is not None:
+                if np.shape(scores.sys) != (n_sys,) or not np.isfinite(scores.sys).all():
+                    raise InputError(
+                        f"meta-eval: metric {name!r} needs one finite system score per system"
+                    )
 
     def seg_rated(self) -> np.ndarray:
         if self.human_seg is None:

@@ -5,6 +5,7 @@ the numpy specification; significance reproducible for any thread count."""
 from __future__ import annotations
 
 import itertools
+import re
 import math
 
 import numpy as np
@@ -227,3 +228,33 @@ def test_pairs_test_counts_swapped_verdicts() -> None:
 def test_zscore_matches_scipy() -> None:
     values = np.array([1.0, 2.0, 2.0, 7.5, -3.0])
     assert sig.zscore(values) == pytest.approx(scipy.stats.zscore(values), abs=1e-15)
+
+
+def test_package_example_runs() -> None:
+    """The example in bleucli.metaeval's docstring (checked against scipy by hand: Pearson
+    of the system means, Kendall's tau-b per item) runs as written."""
+    import doctest
+
+    import bleucli.metaeval
+
+    failures, tried = doctest.testmod(bleucli.metaeval)
+    assert tried >= 6 and failures == 0
+
+
+def test_library_refuses_malformed_tables() -> None:
+    from bleucli.errors import InputError
+    from bleucli.metaeval import MetaEvalData, MetricScores
+
+    human = np.array([[1.0, 2.0], [2.0, np.nan]])
+    good = MetricScores("M", seg=np.array([[0.1, 0.2], [0.3, np.nan]]), sys=np.array([0.1, 0.2]))
+    MetaEvalData(["A", "B"], 2, "h", "", human, None, {"M": good})  # NaN where unrated is fine
+    cases = [
+        (MetricScores("M", seg=np.zeros((2, 3))), "shape (2, 3), expected (2, 2)"),
+        (MetricScores("M", seg=np.array([[0.1, np.nan], [0.3, 0.0]])), "system 'A', segment 2"),
+        (MetricScores("M", sys=np.array([0.1, np.inf])), "one finite system score per system"),
+    ]
+    for metric, message in cases:
+        with pytest.raises(InputError, match=re.escape(message)):
+            MetaEvalData(["A", "B"], 2, "h", "", human, None, {"M": metric})
+    with pytest.raises(InputError, match="distinct"):
+        MetaEvalData(["A", "A"], 2, "h", "", human, None, {})
