@@ -72,11 +72,12 @@ class MetaEvalData:
                         f"meta-eval: metric {name!r} has no finite score for system "
                         f"{self.systems[k]!r}, segment {j + 1}, which the human scores rate"
                     )
-            if scores.sys is not None:
-                if np.shape(scores.sys) != (n_sys,) or not np.isfinite(scores.sys).all():
-                    raise InputError(
-                        f"meta-eval: metric {name!r} needs one finite system score per system"
-                    )
+            if scores.sys is not None and (
+                np.shape(scores.sys) != (n_sys,) or not np.isfinite(scores.sys).all()
+            ):
+                raise InputError(
+                    f"meta-eval: metric {name!r} needs one finite system score per system"
+                )
 
     def seg_rated(self) -> np.ndarray:
         if self.human_seg is None:

@@ -5,8 +5,8 @@ the numpy specification; significance reproducible for any thread count."""
 from __future__ import annotations
 
 import itertools
-import re
 import math
+import re
 
 import numpy as np
 import pytest
