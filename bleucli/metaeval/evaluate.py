@@ -92,35 +92,34 @@ class StatisticResult:
     note: str = ""
 
 
-# -- preparing one statistic ------------------------------------------------------------------
+# -- preparing one statistic: a preparer per kind of statistic ------------------------------
+
+Value = Callable[[str], "tuple[float, float | None]"]
+Test = Callable[[str, str, sig.Draws], "tuple[float, int]"]
 
 
 @dataclass
 class _Prepared:
-    """Per-metric vectors and the functions the value and the tests need."""
+    """The functions a statistic's table needs: each metric's value (and acc-t's epsilon)
+    and the test of one metric against another."""
 
-    vectors: dict[str, np.ndarray]
-    value: Callable[[str], tuple[float, float | None]]
-    test: Callable[[str, str, sig.Draws], tuple[float, int]]
-    counted: str
-
-
-def _mean_std(values: np.ndarray) -> tuple[float, float]:
-    return float(values.mean()), float(values.std())
+    value: Value
+    test: Test
+    counted: str  # what was correlated, for the title
 
 
 def _zscored(grouped: np.ndarray, rated: np.ndarray) -> np.ndarray:
     """z-scores of the grouped entries with the mean and deviation of every rated entry
     (MTME standardises before it drops groups too small to correlate)."""
-    mean, std = _mean_std(rated)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (grouped - mean) / std
+        return (grouped - rated.mean()) / rated.std()
 
 
 def _correlation(
     stat: Statistic, groups: Groups, gold: np.ndarray, vectors: dict[str, np.ndarray],
-    rated_values: dict[str, np.ndarray], settings: sig.TestSettings,
-) -> tuple[Callable[[str], tuple[float, float | None]], Callable[[str, str, sig.Draws], tuple[float, int]]]:  # fmt: skip
+    rated_values: dict[str, np.ndarray], settings: sig.TestSettings, counted: str,
+) -> _Prepared:  # fmt: skip
+    """A correlation averaged over groups, tested by PERM-BOTH."""
     correlate = Correlation(stat.kind, groups, gold)
 
     def value(name: str) -> tuple[float, float | None]:
@@ -131,78 +130,108 @@ def _correlation(
         z_worse = _zscored(vectors[worse], rated_values[worse])
         return sig.perm_both_z(correlate, z_better, z_worse, settings, draws)
 
-    return value, test
+    return _Prepared(value, test, counted)
 
 
-def _prepare(
-    stat: Statistic, data: MetaEvalData, names: list[str], settings: sig.TestSettings
-) -> _Prepared:
-    if stat.level == "sys" and stat.kind != "spa":
-        gold_sys = data.system_gold()
-        if gold_sys is None:
-            raise ConfigError(f"{stat.name}: no system-level human scores")
-        rated = ~np.isnan(gold_sys)[None, :]
-        groups = grouping(rated, "none")
-        gold = groups.take(gold_sys[None, :])
-        vectors = {n: groups.take(data.metrics[n].sys[None, :]) for n in names}  # type: ignore[index]
-        value, test = _correlation(stat, groups, gold, vectors, vectors, settings)
-        return _Prepared(vectors, value, test, f"{int(rated.sum())} systems")
-    human = data.human_seg
-    if human is None:
+def _segment_human(stat: Statistic, data: MetaEvalData) -> np.ndarray:
+    if data.human_seg is None:
         raise ConfigError(f"{stat.name}: no segment-level human scores")
+    return data.human_seg
+
+
+def _prepare_system(stat: Statistic, data: MetaEvalData, names: list[str],
+                    settings: sig.TestSettings) -> _Prepared:  # fmt: skip
+    """System-level correlations and accuracy, on system scores."""
+    gold_sys = data.system_gold()
+    if gold_sys is None:
+        raise ConfigError(f"{stat.name}: no system-level human scores")
+    rated = ~np.isnan(gold_sys)[None, :]
+    groups = grouping(rated, "none")
+    gold = groups.take(gold_sys[None, :])
+    vectors = {n: groups.take(data.metrics[n].sys[None, :]) for n in names}  # type: ignore[index]
+    return _correlation(
+        stat, groups, gold, vectors, vectors, settings, f"{int(rated.sum())} systems"
+    )
+
+
+def _prepare_segment(stat: Statistic, data: MetaEvalData, names: list[str],
+                     settings: sig.TestSettings) -> _Prepared:  # fmt: skip
+    """Segment-level correlations, grouped as MTME's average_by."""
+    human = _segment_human(stat, data)
     rated = ~np.isnan(human)
-    if stat.kind == "spa":
-        spa.check_aligned(rated)
-        columns = rated[0]
-        gold_matrix = human[:, columns]
-        signs = spa.sign_matrix(int(columns.sum()))
-        shape = gold_matrix.shape
-        vectors = {n: data.metrics[n].seg[:, columns].ravel() for n in names}  # type: ignore[index]
-
-        def spa_of(stack: np.ndarray) -> np.ndarray:
-            stack = np.atleast_2d(stack)
-            return spa.soft_pairwise_accuracy(gold_matrix, stack.reshape(-1, *shape), signs)
-
-        def spa_value(name: str) -> tuple[float, float | None]:
-            return float(
-                spa.soft_pairwise_accuracy(gold_matrix, vectors[name].reshape(shape), signs)
-            ), None
-
-        def spa_test(better: str, worse: str, draws: sig.Draws) -> tuple[float, int]:
-            return sig.perm_both_z(
-                spa_of, sig.zscore(vectors[better]), sig.zscore(vectors[worse]), settings, draws
-            )
-
-        return _Prepared(vectors, spa_value, spa_test, f"{shape[0]} systems x {shape[1]} segments")
     groups = grouping(rated, stat.grouping)
+    vectors = {n: groups.take(data.metrics[n].seg) for n in names}  # type: ignore[arg-type]
+    rated_values = {n: data.metrics[n].seg[rated] for n in names}  # type: ignore[index]
+    return _correlation(stat, groups, groups.take(human), vectors, rated_values, settings,
+                        _counted(stat, groups))  # fmt: skip
+
+
+def _counted(stat: Statistic, groups: Groups) -> str:
+    if stat.grouping == "none":
+        return f"{len(groups.positions):,} segment scores"
+    return f"{groups.count:,} {'items' if stat.grouping == 'item' else 'systems'}"
+
+
+def _prepare_acc_t(stat: Statistic, data: MetaEvalData, names: list[str],
+                   settings: sig.TestSettings) -> _Prepared:  # fmt: skip
+    """acc-t: each metric calibrated once, then the pairs test with its own epsilon."""
+    human = _segment_human(stat, data)
+    groups = grouping(~np.isnan(human), stat.grouping)
     gold = groups.take(human)
     vectors = {n: groups.take(data.metrics[n].seg) for n in names}  # type: ignore[arg-type]
-    unit = {"none": "entries", "item": "items", "sys": "systems"}[stat.grouping]
-    counted = (
-        f"{groups.count:,} {unit}" if stat.grouping != "none" else f"{len(gold):,} segment scores"
-    )
-    if stat.kind == "acc-t":
-        outcomes = ties.pair_outcomes(groups, gold)
-        calibrated = {n: ties.calibrate(groups, gold, vectors[n]) for n in names}
+    outcomes = ties.pair_outcomes(groups, gold)
+    calibrated = {n: ties.calibrate(groups, gold, vectors[n]) for n in names}
 
-        def acc_value(name: str) -> tuple[float, float | None]:
-            return calibrated[name].accuracy, calibrated[name].epsilon
+    def value(name: str) -> tuple[float, float | None]:
+        return calibrated[name].accuracy, calibrated[name].epsilon
 
-        def acc_test(better: str, worse: str, draws: sig.Draws) -> tuple[float, int]:
-            return sig.pairs_test(
-                outcomes,
-                outcomes.right(vectors[better], calibrated[better].epsilon),
-                outcomes.right(vectors[worse], calibrated[worse].epsilon),
-                settings,
-                draws,
-            )
+    def test(better: str, worse: str, draws: sig.Draws) -> tuple[float, int]:
+        right_better = outcomes.right(vectors[better], calibrated[better].epsilon)
+        right_worse = outcomes.right(vectors[worse], calibrated[worse].epsilon)
+        return sig.pairs_test(outcomes, right_better, right_worse, settings, draws)
 
-        return _Prepared(
-            vectors, acc_value, acc_test, f"{len(outcomes.first):,} pairs in {counted}"
+    return _Prepared(value, test, f"{len(outcomes.first):,} pairs in {_counted(stat, groups)}")
+
+
+def _prepare_spa(stat: Statistic, data: MetaEvalData, names: list[str],
+                 settings: sig.TestSettings) -> _Prepared:  # fmt: skip
+    """SPA on the segments every system is rated on; PERM-BOTH over those scores."""
+    human = _segment_human(stat, data)
+    rated = ~np.isnan(human)
+    spa.check_aligned(rated)
+    columns = rated[0]
+    gold = human[:, columns]
+    signs = spa.sign_matrix(int(columns.sum()))
+    vectors = {n: data.metrics[n].seg[:, columns].ravel() for n in names}  # type: ignore[index]
+
+    def of(stack: np.ndarray) -> np.ndarray:
+        return spa.soft_pairwise_accuracy(
+            gold, np.atleast_2d(stack).reshape(-1, *gold.shape), signs
         )
-    rated_values = {n: data.metrics[n].seg[rated] for n in names}  # type: ignore[index]
-    value, test = _correlation(stat, groups, gold, vectors, rated_values, settings)
-    return _Prepared(vectors, value, test, counted)
+
+    def value(name: str) -> tuple[float, float | None]:
+        return float(
+            spa.soft_pairwise_accuracy(gold, vectors[name].reshape(gold.shape), signs)
+        ), None
+
+    def test(better: str, worse: str, draws: sig.Draws) -> tuple[float, int]:
+        z_better, z_worse = sig.zscore(vectors[better]), sig.zscore(vectors[worse])
+        return sig.perm_both_z(of, z_better, z_worse, settings, draws)
+
+    return _Prepared(value, test, f"{gold.shape[0]} systems x {gold.shape[1]} segments")
+
+
+Preparer = Callable[[Statistic, MetaEvalData, "list[str]", sig.TestSettings], _Prepared]
+
+
+def _preparer(stat: Statistic) -> Preparer:
+    if stat.kind in PREPARERS:
+        return PREPARERS[stat.kind]
+    return _prepare_system if stat.level == "sys" else _prepare_segment
+
+
+#: Statistics with their own preparation; the others are correlations at their level.
+PREPARERS: dict[str, Preparer] = {"spa": _prepare_spa, "acc-t": _prepare_acc_t}
 
 
 def _usable(stat: Statistic, data: MetaEvalData) -> tuple[list[str], dict[str, str]]:
@@ -229,7 +258,7 @@ def evaluate_one(
     names, skipped = _usable(stat, data)
     if not names:
         raise ConfigError(f"{stat.name}: no metric has the scores it needs")
-    prepared = _prepare(stat, data, names, settings)
+    prepared = _preparer(stat)(stat, data, names, settings)
     values = dict(sorted(((n, prepared.value(n)) for n in names), key=_sort_key))
     order = list(values)
     comparison = sig.compare(stat.name, order, prepared.test, settings)
