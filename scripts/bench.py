@@ -582,11 +582,12 @@ def machine() -> str:
 
 #: the benchmarks other scripts keep, named at the top of the written report
 OTHER_BENCHMARKS = (
-    "Batch sentence scoring (MBR decoding, RL rewards), resegmentation and the evaluation "
-    "server have their own: [BENCHMARKS-batch.md](BENCHMARKS-batch.md) "
+    "Batch sentence scoring (MBR decoding, RL rewards), resegmentation, the evaluation "
+    "server and meta-evaluation have their own: [BENCHMARKS-batch.md](BENCHMARKS-batch.md) "
     "(`scripts/bench_batch.py`), [BENCHMARKS-resegment.md](BENCHMARKS-resegment.md) "
-    "(`scripts/bench_resegment.py`) and [BENCHMARKS-server.md](BENCHMARKS-server.md) "
-    "(`scripts/bench_server.py`)."
+    "(`scripts/bench_resegment.py`), [BENCHMARKS-server.md](BENCHMARKS-server.md) "
+    "(`scripts/bench_server.py`) and [BENCHMARKS-metaeval.md](BENCHMARKS-metaeval.md) "
+    "(`scripts/bench_metaeval.py`)."
 )
 
 

@@ -348,3 +348,24 @@ def test_other_human_scores_as_rows(tmp_path) -> None:
     refused = run_cli([a if a != str(WMT22) else str(root) for a in args])
     assert refused.exit_code == 1
     assert "--human-rows: wmt-raw has no score for ALMAnaCH-Inria, line" in refused.stderr
+
+
+def test_benchmark_script_times_bleucli_on_prepared_vectors(tmp_path) -> None:
+    """scripts/bench_metaeval.py's bleucli side runs on the vectors it prepares (its MTME
+    side needs an MTME checkout, which the tests do not have)."""
+    import importlib.util
+
+    from tests.conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location(
+        "bench_metaeval", ROOT / "scripts" / "bench_metaeval.py"
+    )
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    vectors = tmp_path / "vectors.json"
+    bench.prepare(str(WMT22), vectors)
+    loaded = json.loads(vectors.read_text())
+    assert loaded["systems"] and set(loaded["metrics"]) == {"BLEU", "chrF2", "-TER", "LenRatio"}
+    assert len(loaded["gold_seg"]) == 10 * 2016
+    assert bench.time_bleucli("acc-t", loaded, 0) > 0
+    assert bench.time_bleucli("significance", loaded, 0) > 0
