@@ -125,6 +125,26 @@ def _chrf_ter_options(function: Any) -> Any:
     return function
 
 
+def chrf_ter_values(params: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The metric keywords of the options :func:`_chrf_ter_options` declares."""
+    return {
+        "chrf": {
+            "char_order": params["chrf_char_order"],
+            "word_order": params["chrf_word_order"],
+            "beta": params["chrf_beta"],
+            "whitespace": params["chrf_whitespace"],
+            "lowercase": params["chrf_lowercase"],
+            "eps_smoothing": params["chrf_eps_smoothing"],
+        },
+        "ter": {
+            "case_sensitive": params["ter_case_sensitive"],
+            "asian_support": params["ter_asian_support"],
+            "no_punct": params["ter_no_punct"],
+            "normalized": params["ter_normalized"],
+        },
+    }
+
+
 @click.command(
     name="bleucli",
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
@@ -480,20 +500,7 @@ def options_from(ctx: click.Context, params: dict[str, Any]) -> Any:
             "smooth_value": params["smooth_value"],
             "force": params["force"],
         },
-        chrf={
-            "char_order": params["chrf_char_order"],
-            "word_order": params["chrf_word_order"],
-            "beta": params["chrf_beta"],
-            "whitespace": params["chrf_whitespace"],
-            "lowercase": params["chrf_lowercase"],
-            "eps_smoothing": params["chrf_eps_smoothing"],
-        },
-        ter={
-            "case_sensitive": params["ter_case_sensitive"],
-            "asian_support": params["ter_asian_support"],
-            "no_punct": params["ter_no_punct"],
-            "normalized": params["ter_normalized"],
-        },
+        **chrf_ter_values(params),
         explicit=explicit,
     )
     return options

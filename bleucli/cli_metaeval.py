@@ -8,7 +8,13 @@ from typing import Any
 
 import click
 
-from bleucli.cli import _chrf_ter_options, _configure_logging, _single_threaded_blas, run_command
+from bleucli.cli import (
+    _chrf_ter_options,
+    _configure_logging,
+    _single_threaded_blas,
+    chrf_ter_values,
+    run_command,
+)
 
 HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -165,15 +171,7 @@ def meta_eval_command(refs: tuple[str, ...], **params: Any) -> None:
         options={
             "bleu": {"lowercase": params["lowercase"],
                      **({"tokenize": params["tokenize"]} if params["tokenize"] else {})},
-            "chrf": {
-                "char_order": params["chrf_char_order"], "word_order": params["chrf_word_order"],
-                "beta": params["chrf_beta"], "whitespace": params["chrf_whitespace"],
-                "lowercase": params["chrf_lowercase"], "eps_smoothing": params["chrf_eps_smoothing"],
-            },
-            "ter": {
-                "case_sensitive": params["ter_case_sensitive"], "asian_support": params["ter_asian_support"],
-                "no_punct": params["ter_no_punct"], "normalized": params["ter_normalized"],
-            },
+            **chrf_ter_values(params),
         },
         segment_scores=params["segment_scores"],
         statistics=tuple(params["statistics"]),
