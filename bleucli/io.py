@@ -136,6 +136,20 @@ def check_same_length(hypotheses: TextSource, references: Sequence[TextSource]) 
             )
 
 
+def read_text(path: str) -> str:
+    """A whole UTF-8 text file, with one-line errors naming it (score files, human scores)."""
+    from pathlib import Path
+
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except UnicodeDecodeError as err:
+        raise InputError(f"{path}: not UTF-8 text (byte {err.start})") from None
+    except OSError as err:
+        raise InputError(f"{path}: {err.strerror or err}") from None
+
+
 def read_json(path: str, what: str) -> object:
     """Parse a JSON file (``-``: standard input); errors name the file and line."""
     import json

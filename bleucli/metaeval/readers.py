@@ -24,11 +24,11 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from bleucli.errors import InputError, UsageError
+from bleucli.io import read_text
 from bleucli.metaeval.table import HumanScores
 
 HUMAN_FORMATS = ("auto", "tsv", "wmt-da", "mqm", "mqm-avg", "mtme")
@@ -43,15 +43,8 @@ MQM_SPECIAL = {
 
 
 def _lines(path: str) -> Iterator[tuple[int, str]]:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except UnicodeDecodeError as err:
-        raise InputError(f"{path}: not UTF-8 ({err.reason} at byte {err.start})") from None
-    except OSError as err:
-        raise InputError(f"{path}: {err.strerror}") from None
-    for number, line in enumerate(text.splitlines(), 1):
+    """Non-blank lines with their 1-based numbers."""
+    for number, line in enumerate(read_text(path).splitlines(), 1):
         if line.strip():
             yield number, line
 

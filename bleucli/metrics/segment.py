@@ -14,10 +14,10 @@ import hashlib
 import math
 import re
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from bleucli.errors import InputError, UsageError
+from bleucli.io import read_text
 from bleucli.metrics.base import Metric, Number, Score
 
 #: A metric name fit for a signature and a table header (``|`` and ``:`` separate fields).
@@ -130,17 +130,6 @@ def _number(text: Any, where: str) -> float:
     return value
 
 
-def _read_text(path: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except UnicodeDecodeError as err:
-        raise InputError(f"{path}: not UTF-8 text (byte {err.start})") from None
-    except OSError as err:
-        raise InputError(f"{path}: {err.strerror or err}") from None
-
-
 def _column(header: list[str], column: str | None, path: str) -> int:
     if column is None:
         if len(header) != 1:
@@ -167,7 +156,7 @@ def read_scores(spec: str) -> list[float]:
     or of objects with FIELD, default ``score``; or an object with a ``scores`` list) or
     ``FILE.jsonl[:FIELD]`` (a number or an object per line)."""
     path, column = split_spec(spec)
-    text = _read_text(path)
+    text = read_text(path)
     lower = path.lower()
     if lower.endswith(".tsv"):
         lines = text.splitlines()
