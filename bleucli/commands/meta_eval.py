@@ -117,9 +117,8 @@ def _load_mtme(request: MetaEvalRequest) -> Loaded:
         raise UsageError("meta-eval: --mtme needs the language pair: -l SRC-TRG")
     found = read_mtme(request.mtme, request.pair, request.human_name, request.ref,  # type: ignore[arg-type]
                       request.include_human)  # fmt: skip
-    outputs = {name: read_file(str(path)).lines for name, path in found.outputs.items()}
     reference = read_file(str(found.reference_path)).lines
-    loaded = Loaded(list(outputs), outputs, [reference], found.n_segments, found.human,
+    loaded = Loaded(list(found.outputs), found.outputs, [reference], found.n_segments, found.human,
                     found.reference, dict(found.metrics))  # fmt: skip
     if request.human_rows:
         loaded.human_rows = found.other_human

@@ -34,7 +34,7 @@ class MtmeSet:
     n_segments: int
     reference: str
     reference_path: Path
-    outputs: dict[str, Path]  # rated as systems, in name order
+    outputs: dict[str, list[str]]  # the lines of the outputs rated as systems, by name
     human_translations: list[str]  # outputs named like a reference
     human: HumanScores
     metrics: dict[str, MetricScores] = field(default_factory=dict)
@@ -108,13 +108,16 @@ def read_mtme(
         raise InputError(f"{outputs_dir}: no system outputs")
     human_translations = [s for s in all_outputs if s in references and s != chosen]
     left_out = [s for s in human_translations if not include_human]
-    outputs = {
-        s: outputs_dir / f"{s}.txt" for s in all_outputs if s != chosen and s not in left_out
-    }
-    for path in outputs.values():
-        lines = len(read_file(str(path)).lines)
-        if lines != n_segments:
-            raise InputError(f"{path}: {lines:,} lines, but sources/{pair}.txt has {n_segments:,}")
+    outputs = {}
+    for system in all_outputs:
+        if system == chosen or system in left_out:
+            continue
+        path = outputs_dir / f"{system}.txt"
+        outputs[system] = read_file(str(path)).lines
+        if len(outputs[system]) != n_segments:
+            raise InputError(
+                f"{path}: {len(outputs[system]):,} lines, but sources/{pair}.txt has {n_segments:,}"
+            )
     found = MtmeSet(
         root, pair, n_segments, chosen, root / "references" / f"{pair}.{chosen}.txt",
         outputs, human_translations, _human(root, pair, human_name, n_segments),
