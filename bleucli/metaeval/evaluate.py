@@ -180,7 +180,7 @@ def _prepare_acc_t(stat: Statistic, data: MetaEvalData, names: list[str],
     gold = groups.take(human)
     vectors = {n: groups.take(data.metrics[n].seg) for n in names}  # type: ignore[arg-type]
     outcomes = ties.pair_outcomes(groups, gold)
-    calibrated = {n: ties.calibrate(groups, gold, vectors[n]) for n in names}
+    calibrated = {n: ties.calibrate(groups, gold, vectors[n], outcomes) for n in names}
 
     def value(name: str) -> tuple[float, float | None]:
         return calibrated[name].accuracy, calibrated[name].epsilon
@@ -202,16 +202,17 @@ def _prepare_spa(stat: Statistic, data: MetaEvalData, names: list[str],
     columns = rated[0]
     gold = human[:, columns]
     signs = spa.sign_matrix(int(columns.sum()))
+    human_p = spa.pairwise_p_values(gold, signs)  # the same for every metric and draw
     vectors = {n: data.metrics[n].seg[:, columns].ravel() for n in names}  # type: ignore[index]
 
     def of(stack: np.ndarray) -> np.ndarray:
         return spa.soft_pairwise_accuracy(
-            gold, np.atleast_2d(stack).reshape(-1, *gold.shape), signs
+            gold, np.atleast_2d(stack).reshape(-1, *gold.shape), signs, human_p
         )
 
     def value(name: str) -> tuple[float, float | None]:
         return float(
-            spa.soft_pairwise_accuracy(gold, vectors[name].reshape(gold.shape), signs)
+            spa.soft_pairwise_accuracy(gold, vectors[name].reshape(gold.shape), signs, human_p)
         ), None
 
     def test(better: str, worse: str, draws: sig.Draws) -> tuple[float, int]:

@@ -52,12 +52,17 @@ def pairwise_p_values(segments: np.ndarray, signs: np.ndarray) -> np.ndarray:
 
 
 def soft_pairwise_accuracy(
-    gold: np.ndarray, metric: np.ndarray, signs: np.ndarray | None = None
+    gold: np.ndarray,
+    metric: np.ndarray,
+    signs: np.ndarray | None = None,
+    human: np.ndarray | None = None,
 ) -> np.ndarray:
     """SPA of one metric or of a stack of metrics: ``gold`` (systems x segments), ``metric``
-    the same shape or ``(draws, systems, segments)``; rated segments only."""
+    the same shape or ``(draws, systems, segments)``; rated segments only. ``human``: the
+    gold scores' :func:`pairwise_p_values`, when many metrics are compared with them."""
     if signs is None:
         signs = sign_matrix(gold.shape[-1])
-    human = pairwise_p_values(gold, signs)
+    if human is None:
+        human = pairwise_p_values(gold, signs)
     machine = pairwise_p_values(metric, signs)
     return 1.0 - np.mean(np.abs(human - machine), axis=-1)

@@ -288,10 +288,13 @@ def _native() -> Any:
 # -- pairwise accuracy ------------------------------------------------------------------------
 
 
-def accuracy(groups: Groups, gold: np.ndarray, metric: np.ndarray) -> np.ndarray:
+def accuracy(
+    groups: Groups, gold: np.ndarray, metric: np.ndarray, table: PairTable | None = None
+) -> np.ndarray:
     """Pairwise accuracy (MTME's ``Agreement``): the share of pairs whose gold and metric
-    differences have the same sign (ties agree with ties), per draw over all groups."""
-    table = PairTable(groups)
+    differences have the same sign (ties agree with ties), per draw over all groups
+    (``table``: the grouping's pairs, listed once for many calls)."""
+    table = table or PairTable(groups)
     gold_signs = table.signs(gold)
     metric = np.atleast_2d(metric)
     if len(table.first) == 0:
@@ -310,11 +313,12 @@ class Correlation:
     def __init__(self, kind: str, groups: Groups, gold: np.ndarray) -> None:
         self.kind, self.groups, self.gold = kind, groups, gold
         self._kendall = Kendall(groups, gold) if kind == "kendall" else None
+        self._pairs = PairTable(groups) if kind == "accuracy" else None
         functions: dict[str, Callable[[np.ndarray], np.ndarray]] = {
             "pearson": lambda m: average(pearson(groups, gold, m)),
             "spearman": lambda m: average(spearman(groups, gold, m)),
             "kendall": lambda m: average(self._kendall(m)),  # type: ignore[misc]
-            "accuracy": lambda m: accuracy(groups, gold, m),
+            "accuracy": lambda m: accuracy(groups, gold, m, self._pairs),
         }
         if kind not in functions:
             raise ValueError(f"unknown correlation {kind!r}")

@@ -76,9 +76,13 @@ def pair_outcomes(groups: Groups, gold: np.ndarray) -> PairOutcomes:
     return PairOutcomes(first, second, np.sign(gold[first] - gold[second]), weights)
 
 
-def calibrate(groups: Groups, gold: np.ndarray, metric: np.ndarray) -> TieCalibration:
-    """acc-t of one metric vector with its optimal epsilon."""
-    pairs = pair_outcomes(groups, gold)
+def calibrate(
+    groups: Groups, gold: np.ndarray, metric: np.ndarray, pairs: PairOutcomes | None = None
+) -> TieCalibration:
+    """acc-t of one metric vector with its optimal epsilon (``pairs``: the grouping's
+    :func:`pair_outcomes`, when several metrics are calibrated on the same gold scores)."""
+    if pairs is None:
+        pairs = pair_outcomes(groups, gold)
     if len(pairs.first) == 0:
         raise ConfigError(
             f"acc-t with grouping {groups.by!r}: no group has two rated entries to compare"
