@@ -32,6 +32,48 @@ def init_command(url: str, name: str | None) -> None:
     click.echo(init(url, name))
 
 
+def _settings_options(function: Any) -> Any:
+    """The settings add-testset and edit-testset share (declared once)."""
+    options = [
+        click.option("--visibility", type=click.Choice(["blind", "public", "private"]), default=None,
+                     help="blind (default): scores only until revealed; public; private (one team's)."),
+        click.option("--owner", default=None, metavar="TEAM", help="The team a private set belongs to."),
+        click.option("--public-badge/--no-public-badge", default=None,
+                     help="A private set's series badges without a token."),
+        click.option("--opens", default=None, metavar="ISO", help="Submissions open (UTC unless given)."),
+        click.option("--closes", default=None, metavar="ISO",
+                     help="Submissions close; primaries freeze then."),
+        click.option("--limit-per-day", type=click.IntRange(1), default=None, help="Per team (default 5)."),
+        click.option("--limit-total", type=click.IntRange(1), default=None, help="Per team (default 100)."),
+        click.option("--limit-failures-per-day", type=click.IntRange(1), default=None,
+                     help="Refused files a day, per team (default 20)."),
+        click.option("--max-line-chars", type=click.IntRange(1), default=None,
+                     help="Longest hypothesis line (default: 20 x the longest reference line)."),
+        click.option("--max-resamples", type=click.IntRange(1, 100_000), default=None,
+                     help="Most bootstrap resamples a gate may ask for (default 1000)."),
+    ]  # fmt: skip
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def _settings(params: dict[str, Any]) -> dict[str, Any]:
+    from bleucli.commands.server import parse_time
+
+    return {
+        "visibility": params["visibility"],
+        "owner": params["owner"],
+        "public_badge": params["public_badge"],
+        "opens_at": parse_time(params["opens"], "--opens"),
+        "closes_at": parse_time(params["closes"], "--closes"),
+        "limit_per_day": params["limit_per_day"],
+        "limit_total": params["limit_total"],
+        "limit_failures_per_day": params["limit_failures_per_day"],
+        "max_line_chars": params["max_line_chars"],
+        "max_resamples": params["max_resamples"],
+    }
+
+
 @server_group.command(
     name="add-testset",
     context_settings={**HELP, "ignore_unknown_options": True, "allow_extra_args": True},
@@ -44,52 +86,52 @@ def init_command(url: str, name: str | None) -> None:
 )
 @click.option("--source", default=None, metavar="FILE")
 @click.option("--docids", default=None, metavar="FILE")
-@click.option("--visibility", type=click.Choice(["blind", "public", "private"]), default=None)
-@click.option("--owner", default=None, metavar="TEAM", help="The team a private set belongs to.")
 @click.option("-lc", "--lowercase", is_flag=True, hidden=True)  # the scoring option, not -l c
 @click.option(
-    "--public-badge/--no-public-badge",
+    "--public-fraction",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
     default=None,
-    help="A private set's series badges without a token.",
+    metavar="F",
+    help="Blind sets: rank on a fixed, seeded share F of the lines until the deadline, "
+    "on the rest after it.",
 )
-@click.option("--opens", default=None, metavar="ISO", help="Submissions open (UTC unless given).")
-@click.option("--closes", default=None, metavar="ISO", help="Submissions close.")
-@click.option("--limit-per-day", type=click.IntRange(1), default=None, help="Per team (default 5).")
-@click.option("--limit-total", type=click.IntRange(1), default=None, help="Per team (default 100).")
-@click.option(
-    "--limit-failures-per-day",
-    type=click.IntRange(1),
-    default=None,
-    help="Refused files a day, per team (default 20).",
-)
+@_settings_options
 @click.pass_context
 def add_testset_command(ctx: click.Context, url: str, name: str, pair: str, refs: tuple[str, ...],
-                        source: str | None, docids: str | None, visibility: str | None,
-                        owner: str | None, public_badge: bool | None, lowercase: bool,
-                        opens: str | None, closes: str | None, limit_per_day: int | None,
-                        limit_total: int | None, limit_failures_per_day: int | None) -> None:  # fmt: skip
-    """Register a test set, or update it for later submissions. Metric options follow as
-    the scoring command takes them: -m bleu chrf ter, -tok intl, -cw 2, ...
+                        source: str | None, docids: str | None, lowercase: bool,
+                        public_fraction: float | None, **params: Any) -> None:  # fmt: skip
+    """Register a test set, or give it a new version for later submissions. Metric options
+    follow as the scoring command takes them: -m bleu chrf ter, -tok intl, -cw 2, ... They
+    are checked before anything is stored. The same references and options keep the version
+    (only the settings change; edit-testset is the command for that).
 
     \b
       bleucli server add-testset --db task.db news -l en-de --ref ref.de -m bleu chrf ter
     """
-    from bleucli.commands.server import add_testset, parse_time
+    from bleucli.commands.server import add_testset
 
-    settings: dict[str, Any] = {
-        "visibility": visibility,
-        "owner": owner,
-        "public_badge": public_badge,
-        "opens_at": parse_time(opens, "--opens"),
-        "closes_at": parse_time(closes, "--closes"),
-        "limit_per_day": limit_per_day,
-        "limit_total": limit_total,
-        "limit_failures_per_day": limit_failures_per_day,
-    }
     args = list(ctx.args) + (["-lc"] if lowercase else [])
     if not any(arg in ("-m", "--metrics") for arg in args):
         args = ["-m", "bleu", "chrf", "ter", *args]
-    click.echo(add_testset(url, name, pair, refs, source, docids, args, settings))
+    click.echo(
+        add_testset(url, name, pair, refs, source, docids, args, _settings(params), public_fraction)
+    )
+
+
+@server_group.command(name="edit-testset", context_settings=HELP)
+@DB_OPTION
+@click.argument("name")
+@_settings_options
+def edit_testset_command(url: str, name: str, **params: Any) -> None:
+    """Change a test set's window, limits, caps or visibility without a new version (its
+    leaderboard stays as it is).
+
+    \b
+      bleucli server edit-testset --db task.db news --closes 2030-06-08T12:00Z
+    """
+    from bleucli.commands.server import edit_testset
+
+    click.echo(edit_testset(url, name, _settings(params)))
 
 
 @server_group.command(name="add-team", context_settings=HELP)
@@ -114,11 +156,57 @@ def admin_token_command(url: str) -> None:
 @server_group.command(name="reveal", context_settings=HELP)
 @DB_OPTION
 @click.argument("name")
-def reveal_command(url: str, name: str) -> None:
-    """Reveal a blind test set: per-sentence views and reports appear."""
+@click.option("--force", is_flag=True, help="Close a set that is still open, then reveal it.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+def reveal_command(url: str, name: str, force: bool, yes: bool) -> None:
+    """Reveal a blind test set after its deadline: per-sentence scores, series and reports
+    appear, and its receipts' key is published. Cannot be undone; asks first."""
     from bleucli.commands.server import reveal
+    from bleucli.errors import UsageError
 
-    click.echo(reveal(url, name))
+    if not yes:
+        if not sys.stdin.isatty():
+            raise UsageError("reveal cannot be undone: confirm in a terminal, or add --yes")
+        if not click.confirm(
+            f"Reveal {name}? Participants will see per-sentence scores and reports; this "
+            "cannot be undone",
+            default=False,
+        ):
+            click.echo(f"{name} not revealed", err=True)
+            sys.exit(1)
+    click.echo(reveal(url, name, force))
+
+
+@server_group.command(name="teams", context_settings=HELP)
+@DB_OPTION
+def teams_command(url: str) -> None:
+    """List the teams: submissions, the latest, live tokens."""
+    from bleucli.commands.server import teams
+
+    click.echo(teams(url))
+
+
+@server_group.command(name="rotate-token", context_settings=HELP)
+@DB_OPTION
+@click.argument("team")
+def rotate_token_command(url: str, team: str) -> None:
+    """Give a team a new token: the old one and its web sessions stop working at once. The
+    new token is printed once, alone on the last line."""
+    from bleucli.commands.server import rotate_token
+
+    click.echo(rotate_token(url, team))
+
+
+@server_group.command(name="queue", context_settings=HELP)
+@DB_OPTION
+@click.option(
+    "-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+def queue_command(url: str, fmt: str) -> None:
+    """Submissions and jobs waiting, running (worker, lease) and failed (with messages)."""
+    from bleucli.commands.server import queue
+
+    click.echo(queue(url, fmt))
 
 
 @server_group.command(name="backup", context_settings=HELP)
@@ -140,7 +228,7 @@ def backup_command(url: str, target: str) -> None:
     type=click.IntRange(0),
     default=1,
     show_default=True,
-    help="Scoring workers (0: web only).",
+    help="Workers beside the web process (0: web only; run `server worker` elsewhere).",
 )
 @click.option(
     "--max-upload",
@@ -159,11 +247,13 @@ def run_command(url: str, host: str, port: int, workers: int, max_upload: int) -
 @server_group.command(name="worker", context_settings=HELP)
 @DB_OPTION
 @click.option("--once", is_flag=True, help="Stop when the queue is empty.")
-def worker_command(url: str, once: bool) -> None:
-    """A scoring worker alone (on this machine or another that reaches the database)."""
+@click.option("--parent-fd", type=int, default=None, hidden=True)  # server run's pipe
+def worker_command(url: str, once: bool, parent_fd: int | None) -> None:
+    """A worker alone (on this machine or another that reaches the database): scores
+    submissions, runs gates and reports, re-ranks leaderboards."""
     from bleucli.commands.server import worker
 
-    click.echo(worker(url, once), err=True)
+    click.echo(worker(url, once, parent_fd), err=True)
 
 
 @click.command(name="submit", context_settings=HELP)
@@ -246,13 +336,26 @@ def submit_command(server: str, token_file: str, testset: str, hypothesis: str, 
 @click.option("-i", "--input", "hypothesis", default=None, metavar="HYP")
 @click.option("-t", "--test-set", default=None)
 @click.option("-l", "--language-pair", default=None)
+@click.option(
+    "--reference-key",
+    default=None,
+    metavar="HEX",
+    help="A revealed blind set's key (else fetched with --server).",
+)
+@click.option(
+    "--partial", is_flag=True, help="Exit 0 when no check fails, even if some were left unchecked."
+)
 def verify_command(receipt: str, refs: tuple[str, ...], key: str | None, server: str | None,
-                   hypothesis: str | None, test_set: str | None, language_pair: str | None) -> None:  # fmt: skip
-    """Check a receipt: its signature, the hypothesis' hash, and with the references every
-    score, recomputed. Exit 0 when every check holds, 1 otherwise."""
+                   hypothesis: str | None, test_set: str | None, language_pair: str | None,
+                   reference_key: str | None, partial: bool) -> None:  # fmt: skip
+    """Check a receipt: its signature, the hypothesis' hash, the references' hashes and
+    every score, recomputed. Exit 0 when every check passed and none was left unchecked,
+    1 otherwise (--partial: 0 unless a check failed); the last line says which."""
     from bleucli.commands.verify import verify
 
-    text, ok = verify(receipt, key, server, hypothesis, refs, test_set, language_pair)
+    text, ok = verify(
+        receipt, key, server, hypothesis, refs, test_set, language_pair, reference_key, partial
+    )
     click.echo(text)
     if not ok:
         sys.exit(1)

@@ -87,14 +87,21 @@ def systems_html(analysis: Analysis) -> str:
 
 
 def document(
-    analysis: Analysis, width: int, figures: list[tuple[str, str]], plots_missing: str | None
+    analysis: Analysis,
+    width: int,
+    figures: list[tuple[str, str]],
+    plots_missing: str | None,
+    back: tuple[str, str] | None = None,
 ) -> str:
-    """The whole report; ``figures`` are (caption, inline SVG) pairs."""
+    """The whole report; ``figures`` are (caption, inline SVG) pairs; ``back`` a (URL, text)
+    link first in the navigation (the evaluation server's way back to the submission)."""
     from bleucli.analysis.page import page
 
     links = [("systems", "Systems")] if analysis.key() else []
     links += [(t.key, t.title) for t in analysis.tables]
     anchors = " ".join(f'<a href="#{escape(k)}">{escape(t)}</a>' for k, t in links)
+    if back is not None:
+        anchors = f'<a href="{escape(back[0])}">{escape(back[1])}</a> ' + anchors
     body = [f"<nav>{anchors}</nav>"]
     if analysis.key():
         body.append(systems_html(analysis))

@@ -131,8 +131,33 @@ def analyze(
     example_metric: str | None,
     html_path: str | None,
 ) -> str:
-    from bleucli.analysis.compute import analyze as run
     from bleucli.analysis.render import render
+
+    analysis, inputs = _analysis(options, source, train, top, example_metric)
+    if html_path:
+        write_html(analysis, inputs, html_path, options.width, example_metric)
+    return render(analysis, options.fmt, options.width)
+
+
+def html_report(
+    options: Options,
+    example_metric: str | None,
+    without_plots: str | None = None,
+    back: tuple[str, str] | None = None,
+) -> str:
+    """The HTML report alone (the evaluation server's report page)."""
+    analysis, inputs = _analysis(options, None, None, 5, example_metric)
+    return report_document(analysis, inputs, options.width, example_metric, without_plots, back)
+
+
+def _analysis(
+    options: Options,
+    source: str | None,
+    train: str | None,
+    top: int,
+    example_metric: str | None,
+) -> tuple[Analysis, Inputs]:
+    from bleucli.analysis.compute import analyze as run
     from bleucli.progress import stage
 
     inputs = load(options, source)
@@ -151,17 +176,29 @@ def analyze(
             origlangs,
             advance,
         )
-    if html_path:
-        write_html(analysis, inputs, html_path, options.width, example_metric)
-    return render(analysis, options.fmt, options.width)
+    return analysis, inputs
 
 
 def write_html(
     analysis: Analysis, inputs: Inputs, path: str, width: int, example_metric: str | None
 ) -> None:
+    from bleucli.io import write_atomic
+
+    write_atomic(path, report_document(analysis, inputs, width, example_metric))
+
+
+def report_document(
+    analysis: Analysis,
+    inputs: Inputs,
+    width: int,
+    example_metric: str | None,
+    without_plots: str | None = None,
+    back: tuple[str, str] | None = None,
+) -> str:
+    """The HTML report; ``without_plots``: the note shown when matplotlib is missing (the
+    install hint by default)."""
     from bleucli.analysis import html, plots
     from bleucli.analysis.compute import choose_metric
-    from bleucli.io import write_atomic
 
     figures: list[tuple[str, str]] = []
     missing = None
@@ -184,8 +221,8 @@ def write_html(
             )
         figures = html.figures_for(analysis, extra)
     else:
-        missing = f"Figures need matplotlib: {plots.INSTALL_HINT}"
-    write_atomic(path, html.document(analysis, width, figures, missing))
+        missing = without_plots or f"Figures need matplotlib: {plots.INSTALL_HINT}"
+    return html.document(analysis, width, figures, missing, back)
 
 
 # -- figures -------------------------------------------------------------------------------

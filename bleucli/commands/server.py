@@ -65,7 +65,11 @@ def add_testset(
     docids: str | None,
     args: list[str],
     settings: dict[str, Any],
+    public_fraction: float | None = None,
 ) -> str:
+    """Register a test set, or give it a new version (other references, metric options or
+    split): checked through the scoring command's own code before anything is stored, so a
+    set no submission could be scored on is never created."""
     from bleucli.io import read_file, require_nonempty
     from bleucli.server import leaderboard, store
     from bleucli.server.scoring import check_arguments, sha256
@@ -77,23 +81,32 @@ def add_testset(
     if not refs:
         raise UsageError("give the references with --ref FILE (once per reference)")
     check_arguments(args)
-    engine = _ready(url)
-    owner = settings.pop("owner", None)
-    if owner is not None:
-        settings["owner_team_id"] = store.team_id(engine, owner)
-    if settings.get("visibility") == "private" and owner is None:
-        raise UsageError("a private test set needs its owning team: --owner TEAM")
     references = []
-    digests = []
+    originals = []
     for path in refs:
         source_text = read_file(path)
         require_nonempty(source_text)
         references.append(source_text.lines)
         with open(path, "rb") as handle:
-            digests.append(sha256(handle.read()))
+            originals.append(handle.read())
     for path, lines in zip(refs, references):
         if len(lines) != len(references[0]):
             raise ConfigError(f"{path}: {len(lines)} lines, but {refs[0]} has {len(references[0])}")
+    check_arguments(args, references)  # the metrics, built as the scoring command builds them
+    engine = _ready(url)
+    existing = store.testset(engine, name)
+    owner = settings.pop("owner", None)
+    if owner is not None:
+        settings["owner_team_id"] = store.team_id(engine, owner)
+    visibility = settings.get("visibility") or (existing.visibility if existing else "blind")
+    if public_fraction is not None and visibility != "blind":
+        raise UsageError(f"--public-fraction splits a blind test set; {name} is {visibility}")
+    if (
+        visibility == "private"
+        and owner is None
+        and (existing is None or existing.owner_team_id is None)
+    ):
+        raise UsageError("a private test set needs its owning team: --owner TEAM")
     extra = {}
     for option, given in (("source", source), ("docids", docids)):
         if given is not None:
@@ -103,13 +116,51 @@ def add_testset(
                     f"{given}: {len(lines)} lines, the references have {len(references[0])}"
                 )
             extra[option] = lines
-    testset_id, created = store.save_testset(
-        engine, name, pair, references, digests, args, extra.get("source"), extra.get("docids"),
-        {k: v for k, v in settings.items() if v is not None},
+    testset_id, outcome = store.save_testset(
+        engine, name, pair, references, [sha256(data) for data in originals], args,
+        extra.get("source"), extra.get("docids"),
+        {k: v for k, v in settings.items() if v is not None}, public_fraction, originals,
     )  # fmt: skip
     leaderboard.refresh(engine, testset_id)
-    verb = "created" if created else "updated (later submissions are scored with this version)"
-    return f"test set {name} {verb}: {len(references[0])} lines, {len(references)} reference(s)"
+    found = store.testset_by_id(engine, testset_id)
+    assert found is not None and found.version_id is not None
+    number = store.version(engine, found.version_id).number
+    shape = f"{len(references[0])} lines, {len(references)} reference(s)"
+    if outcome == "created":
+        return f"test set {name} created: {shape}"
+    if outcome == "unchanged":
+        return (
+            f"test set {name}: references and options unchanged (still version {number}); "
+            "settings updated -- `bleucli server edit-testset` changes settings alone"
+        )
+    return (
+        f"test set {name}: version {number} ({shape}); later submissions are scored with it, "
+        "and every team's primary is queued to be re-scored on it"
+        + ("; it is blind again until revealed" if found.visibility == "blind" else "")
+    )
+
+
+def edit_testset(url: str, name: str, settings: dict[str, Any]) -> str:
+    """Change a set's window, limits, caps or visibility without a new version."""
+    from bleucli.server import leaderboard, store
+
+    engine = _ready(url)
+    owner = settings.pop("owner", None)
+    if owner is not None:
+        settings["owner_team_id"] = store.team_id(engine, owner)
+    given = {k: v for k, v in settings.items() if v is not None}
+    if not given:
+        raise UsageError("edit-testset changes nothing: give --closes, --limit-per-day, ...")
+    found = store.edit_testset(engine, name, given)
+    leaderboard.refresh(engine, found.id)
+    return f"test set {name} edited ({', '.join(_describe(k, v) for k, v in given.items())})"
+
+
+def _describe(key: str, value: Any) -> str:
+    from bleucli.server.store import iso
+
+    shown = iso(value) if isinstance(value, datetime) else value
+    return f"{key.replace('_at', '').replace('_', '-')} {shown}"
 
 
 def add_team(url: str, name: str) -> str:
@@ -126,11 +177,79 @@ def admin_token(url: str) -> str:
     return f"admin token (shown once, keep it secret):\n{token}"
 
 
-def reveal(url: str, name: str) -> str:
+def reveal(url: str, name: str, force: bool) -> str:
+    from bleucli.server import leaderboard, store
+
+    engine = _ready(url)
+    found = store.reveal(engine, name, force)
+    leaderboard.refresh(engine, found.id)
+    return (
+        f"test set {name} revealed (closed since {store.iso(found.closes_at)}): participants now "
+        "see per-sentence scores, series and reports, and the key of its receipts' "
+        "commitments is published (/api/v1/testsets/" + name + ")"
+    )
+
+
+def teams(url: str) -> str:
+    from tabulate import tabulate
+
     from bleucli.server import store
 
-    store.reveal(_ready(url), name)
-    return f"test set {name} revealed: participants now see per-sentence scores and reports"
+    rows = [
+        [team.name, team.submissions, store.iso(team.last_submission) or "-", team.tokens,
+         store.iso(team.created)]
+        for team in store.teams(_ready(url))
+    ]  # fmt: skip
+    if not rows:
+        return "no teams yet: create one with `bleucli server add-team`"
+    return tabulate(rows, ["team", "submissions", "last submission", "tokens", "created"])
+
+
+def rotate_token(url: str, name: str) -> str:
+    from bleucli.server import store
+
+    token = store.rotate_token(_ready(url), name)
+    return (
+        f"team {name}: its old token and web sessions no longer work; its new token "
+        f"(shown once, keep it secret):\n{token}"
+    )
+
+
+def queue(url: str, fmt: str) -> str:
+    """Jobs waiting, running and failed, with their messages."""
+    import json
+
+    from tabulate import tabulate
+
+    from bleucli.server import store
+
+    rows = store.listing(_ready(url))
+    if fmt == "json":
+        return json.dumps(rows, indent=1, ensure_ascii=False)
+    if not rows:
+        return "the queue is empty: nothing waiting, running or failed"
+    table = [
+        [row["kind"], row["id"], row["testset"], row["team"] or "-", row["status"],
+         row["attempts"], row["worker"] or "-",
+         "-" if row["lease_left"] is None else f"{row['lease_left']:g} s", row["created"],
+         (row["error"] or "")[:80]]
+        for row in rows
+    ]  # fmt: skip
+    return tabulate(
+        table,
+        [
+            "kind",
+            "id",
+            "test set",
+            "team",
+            "status",
+            "attempts",
+            "worker",
+            "lease",
+            "created",
+            "error",
+        ],
+    )
 
 
 def backup(url: str, target: str) -> str:
@@ -144,8 +263,12 @@ def backup(url: str, target: str) -> str:
         raise ConfigError(
             "backup copies SQLite databases; for PostgreSQL use pg_dump (docs/server.md)"
         )
-    if os.path.exists(target):
-        raise ConfigError(f"{target} exists; give a new file")
+    try:  # created readable by its owner only: it holds the key and the references
+        os.close(os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        raise ConfigError(f"{target} exists; give a new file") from None
+    except OSError as err:
+        raise ConfigError(f"{target}: cannot create ({err.strerror or err})") from None
     source = sqlite3.connect(full[len("sqlite:///") :])
     copy = sqlite3.connect(target)
     with copy:
@@ -155,8 +278,31 @@ def backup(url: str, target: str) -> str:
     return f"backed up {url} to {target} (serve it with --db {target})"
 
 
+def bind(host: str, port: int) -> Any:
+    """The listening socket, bound before anything says the server is up: a busy port is a
+    one-line error, not a printed URL and then a failure."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as err:
+        sock.close()
+        raise ConfigError(
+            f"cannot listen on {host}:{port}: {err.strerror or err} (another server on that port? "
+            "choose one with --port)"
+        ) from None
+    sock.listen(2048)
+    sock.set_inheritable(False)
+    return sock
+
+
 def run(url: str, host: str, port: int, workers: int, max_upload: int) -> None:
-    """The web server (uvicorn) and ``workers`` scoring workers beside it, until stopped."""
+    """The web server (uvicorn) and ``workers`` scoring workers beside it, until stopped.
+    The workers watch a pipe from this process: if it dies, ``kill -9`` included, they put
+    their jobs back and exit."""
     import uvicorn
 
     from bleucli.server.app import create_app
@@ -164,13 +310,30 @@ def run(url: str, host: str, port: int, workers: int, max_upload: int) -> None:
     if workers < 0:
         raise UsageError(f"--workers must be 0 or more, got {workers}")
     _ready(url)
+    sock = bind(host, port)
     app = create_app(url, max_upload)
+    watch, keep = os.pipe()
     children = [
-        subprocess.Popen([sys.executable, "-m", "bleucli", "server", "worker", "--db", url])
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "bleucli",
+                "server",
+                "worker",
+                "--db",
+                url,
+                "--parent-fd",
+                str(watch),
+            ],
+            pass_fds=(watch,),
+        )  # fmt: skip
         for _ in range(workers)
     ]
+    os.close(watch)  # the workers hold the read end; this process the write end, until it dies
+    actual = sock.getsockname()[1]
     print(
-        f"bleucli server on http://{host}:{port} with {workers} scoring worker(s)",
+        f"bleucli server on http://{host}:{actual} with {workers} worker(s)",
         file=sys.stderr,
         flush=True,
     )
@@ -183,7 +346,8 @@ def run(url: str, host: str, port: int, workers: int, max_upload: int) -> None:
     # stopped below, not left running when only this process was signalled
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()
+        config = uvicorn.Config(app, log_level="warning")
+        uvicorn.Server(config).run(sockets=[sock])
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
@@ -194,11 +358,12 @@ def run(url: str, host: str, port: int, workers: int, max_upload: int) -> None:
                 child.wait(timeout=60)
             except subprocess.TimeoutExpired:
                 child.kill()
+        os.close(keep)
 
 
-def worker(url: str, once: bool) -> str:
+def worker(url: str, once: bool, parent_fd: int | None = None) -> str:
     from bleucli.server.worker import work
 
     _ready(url)
-    handled = work(url, once=once)
+    handled = work(url, once=once, parent_fd=parent_fd)
     return f"worker stopped after {handled} job(s)"

@@ -35,6 +35,50 @@ def _answer(response: Any) -> dict[str, Any]:
     return document  # type: ignore[return-value]
 
 
+#: Attempts at an upload before giving up on a server that does not answer (each retry sends
+#: the same Idempotency-Key, so a retry of an upload the server did store returns it).
+UPLOAD_ATTEMPTS = 4
+RETRY_STATUSES = (502, 503, 504)
+
+
+def _upload(
+    url: str, headers: dict[str, str], fields: dict[str, Any], files: dict[str, Any]
+) -> Any:
+    """POST an upload, retrying on a dropped connection or a gateway error with one
+    Idempotency-Key: the server answers a retry with the submission it already made."""
+    import uuid
+
+    import requests
+
+    keyed = {**headers, "Idempotency-Key": str(uuid.uuid4())}
+    for attempt in range(UPLOAD_ATTEMPTS):
+        try:
+            response = requests.post(url, headers=keyed, data=fields, files=files, timeout=120)
+        except (requests.ConnectionError, requests.Timeout):
+            if attempt == UPLOAD_ATTEMPTS - 1:
+                raise
+        else:
+            if response.status_code not in RETRY_STATUSES or attempt == UPLOAD_ATTEMPTS - 1:
+                return response
+        time.sleep(min(0.5 * 2**attempt, 4.0))
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _poll(
+    url: str, headers: dict[str, str], done: tuple[str, ...], timeout: float, what: str
+) -> dict[str, Any]:
+    import requests
+
+    deadline = time.monotonic() + timeout
+    while True:
+        state = _answer(requests.get(url, headers=headers, timeout=60))
+        if state["status"] in done:
+            return state
+        if time.monotonic() > deadline:
+            raise InputError(f"{what} is still {state['status']} after {timeout:g} s")
+        time.sleep(0.2)
+
+
 def submit(
     server: str,
     token_file: str,
@@ -71,29 +115,20 @@ def submit(
     if series:
         fields["series"] = series
     try:
-        response = requests.post(
+        response = _upload(
             f"{base}/api/v1/submissions",
-            headers=headers,
-            data=fields,
-            files={"hypothesis": (os.path.basename(hypothesis), data, "text/plain")},
-            timeout=120,
+            headers,
+            fields,
+            {"hypothesis": (os.path.basename(hypothesis), data, "text/plain")},
         )
         accepted = _answer(response)
         submission = accepted["id"]
         if not wait and receipt is None:
             return json.dumps(accepted), accepted
-        deadline = time.monotonic() + timeout
-        while True:
-            state = _answer(
-                requests.get(f"{base}/api/v1/submissions/{submission}", headers=headers, timeout=60)
-            )
-            if state["status"] in ("scored", "failed"):
-                break
-            if time.monotonic() > deadline:
-                raise InputError(
-                    f"submission {submission} is still {state['status']} after {timeout:g} s"
-                )
-            time.sleep(0.2)
+        state = _poll(
+            f"{base}/api/v1/submissions/{submission}", headers, ("scored", "failed"), timeout,
+            f"submission {submission}",
+        )  # fmt: skip
     except requests.RequestException as err:
         raise ConfigError(f"cannot reach {base}: {type(err).__name__}") from None
     if state["status"] == "failed":
@@ -110,9 +145,11 @@ def gate(
     options: dict[str, Any],
     fmt: str,
     junit: str | None,
+    timeout: float = 600.0,
 ) -> tuple[str, int]:
-    """The server-side gate of a scored run: ``bleucli gate``'s lines (or ``-f json``),
-    JUnit report, GitHub annotations and step summary, and its exit code (3: failed)."""
+    """The server-side gate of a scored run (queued for a worker, then polled):
+    ``bleucli gate``'s lines (or ``-f json``), JUnit report, GitHub annotations and step
+    summary, and its exit code (3: failed)."""
     import os
 
     import requests
@@ -121,22 +158,26 @@ def gate(
     from bleucli.results import Check
 
     base = server.rstrip("/")
+    headers = {"Authorization": f"Bearer {_token(token_file)}"}
     try:
         response = requests.post(
-            f"{base}/api/v1/submissions/{submission}/gate",
-            headers={"Authorization": f"Bearer {_token(token_file)}"},
-            json=options,
-            timeout=300,
-        )
+            f"{base}/api/v1/submissions/{submission}/gate", headers=headers, json=options,
+            timeout=120,
+        )  # fmt: skip
+        queued = _answer(response)
+        job = _poll(f"{base}/api/v1/jobs/{queued['job']}", headers, ("done", "failed"), timeout,
+                    f"the gate of run {submission}")  # fmt: skip
     except requests.RequestException as err:
         raise ConfigError(f"cannot reach {base}: {type(err).__name__}") from None
-    verdict = _answer(response)
+    if job["status"] == "failed":
+        raise InputError(f"the gate of run {submission} failed: {job.get('error')}")
+    verdict = job["result"]
     checks = [Check(**check) for check in verdict["checks"]]
     baseline = verdict.get("baseline")
     head = f"run {submission} of series {verdict['series']!r} against " + (
         f"run {baseline} ({verdict['against']})"
         if baseline
-        else "no earlier run (the first of its series)"
+        else "no earlier run on this version of the test set (the first of its series there)"
     )
     text = json.dumps(verdict, indent=1) if fmt == "json" else head + "\n" + render_text(checks)
     if os.environ.get("GITHUB_ACTIONS") == "true":

@@ -1,7 +1,14 @@
 """``bleucli verify RECEIPT.json``: check a server's receipt offline. One line per check:
 the signature (with ``--key FILE`` or the key from ``--server URL``); with ``-i HYP``, the
 hypothesis' hash; with the references (files, or ``-t SET -l PAIR``), their hashes (files)
-and every score, recomputed from the receipt's signatures. Exit 0 when all hold."""
+and every score, recomputed from the receipt's signatures. A blind set's receipt commits to
+its references with a key the organisers publish at the reveal: before it, the references
+(and so the scores) cannot be checked, and nothing about a guessed reference file is
+confirmed; after it, ``--server`` fetches the key (or give it with ``--reference-key``) and
+the receipt verifies in full.
+
+Exit 0 when every check passed and nothing was left unchecked (``--partial``: when none
+failed), 1 otherwise; the last line says which."""
 
 from __future__ import annotations
 
@@ -17,9 +24,12 @@ def load(path: str) -> dict[str, Any]:
     from bleucli.io import read_json
 
     document = read_json(path, "a bleucli receipt")
-    if not isinstance(document, dict) or document.get("bleucli_receipt") != 1:
-        raise ConfigError(f'{path}: not a bleucli receipt (no "bleucli_receipt": 1)')
-    for field in ("signature", "result", "hypothesis_sha256", "references_sha256"):
+    if not isinstance(document, dict) or document.get("bleucli_receipt") not in (1, 2):
+        raise ConfigError(f'{path}: not a bleucli receipt (no "bleucli_receipt": 1 or 2)')
+    references = (
+        "references_sha256" if document["bleucli_receipt"] == 1 else "references_commitment"
+    )
+    for field in ("signature", "result", "hypothesis_sha256", references):
         if field not in document:
             raise ConfigError(f"{path}: the receipt has no {field!r}")
     return document
@@ -46,14 +56,50 @@ def public_key(key: str | None, server: str | None) -> str:
 
 
 def _sha256(path: str) -> str:
-    with open(path, "rb") as handle:
-        return hashlib.sha256(handle.read()).hexdigest()
+    return hashlib.sha256(_read_bytes(path)).hexdigest()
 
 
 def _close(recomputed: float, stated: float) -> bool:
     """Equal to the decimals the receipt writes (as the gate compares result files)."""
     decimals = 0 if float(stated).is_integer() else len(repr(float(stated)).split(".")[1])
     return math.isclose(recomputed, stated, abs_tol=0.5 * 10**-decimals + 1e-9)
+
+
+def _get_json(server: str, path: str) -> Any:
+    import requests
+
+    try:
+        response = requests.get(server.rstrip("/") + path, timeout=60)
+    except requests.RequestException as err:
+        raise ConfigError(f"cannot reach {server}: {type(err).__name__}") from None
+    if response.status_code != 200:
+        return None
+    try:
+        return response.json()
+    except ValueError:
+        return None
+
+
+def reference_key(receipt: dict[str, Any], given: str | None, server: str | None) -> str | None:
+    """The key of a blind receipt's commitment: given, or published by the server once the
+    set is revealed; None while it is secret."""
+    if given:
+        try:
+            bytes.fromhex(given)
+        except ValueError:
+            raise ConfigError("--reference-key: give the key as hexadecimal") from None
+        return given
+    if not server:
+        return None
+    from urllib.parse import quote
+
+    facts = _get_json(server, f"/api/v1/testsets/{quote(str(receipt.get('testset', '')), safe='')}")
+    if not isinstance(facts, dict):
+        return None
+    for version in facts.get("versions", []):
+        if version.get("number") == receipt.get("testset_version") and version.get("key"):
+            return str(version["key"])
+    return None
 
 
 def verify(
@@ -64,22 +110,30 @@ def verify(
     refs: tuple[str, ...],
     test_set: str | None,
     language_pair: str | None,
+    secret: str | None = None,
+    partial: bool = False,
 ) -> tuple[str, bool]:
     from bleucli.server.receipts import check
 
     receipt = load(receipt_path)
     lines: list[str] = []
-    ok = True
+    failed: list[str] = []
+    skipped: list[str] = []
 
-    def report(passed: bool, text: str) -> None:
-        nonlocal ok
-        ok = ok and passed
+    def report(passed: bool, what: str, text: str) -> None:
+        if not passed:
+            failed.append(what)
         lines.append(f"{'PASS' if passed else 'FAIL'} {text}")
+
+    def skip(what: str, text: str) -> None:
+        skipped.append(what)
+        lines.append(f"SKIP {what}: {text}")
 
     if key or server:
         signed = check(receipt, public_key(key, server))
         report(
             signed,
+            "signature",
             "signature: "
             + (
                 "made by the server's key over every field"
@@ -88,31 +142,115 @@ def verify(
             ),
         )
     else:
-        lines.append("SKIP signature: give --key FILE or --server URL to check it")
+        skip("signature", "give --key FILE or --server URL to check it")
     if hypothesis:
         digest = _sha256(hypothesis)
         report(
             digest == receipt["hypothesis_sha256"],
+            "hypothesis",
             f"hypothesis {hypothesis}: sha256 {digest[:16]}...",
         )
-    if refs:
-        stated = list(receipt["references_sha256"])
-        digests = [_sha256(path) for path in refs]
+    else:
+        skip("hypothesis", "give it with -i HYP")
+    blind = receipt["bleucli_receipt"] == 2
+    checked_refs = True
+    key_hex = None
+    if blind:
+        key_hex = reference_key(receipt, secret, server)
+    if not refs and not test_set:
+        skip("references", "give the reference files (or -t SET -l PAIR)")
+        checked_refs = False
+    elif blind and key_hex is None:
+        skip(
+            "references",
+            f"committed with a keyed hash until the organisers reveal {receipt.get('testset')}; "
+            "verify again after the reveal (--server URL fetches the key then)",
+        )
+        checked_refs = False
+    elif refs:
+        if blind:
+            from bleucli.server.blind import commitment
+
+            stated = list(receipt["references_commitment"]["digests"])
+            digests = [commitment(str(key_hex), _read_bytes(path)) for path in refs]
+            kind = "keyed hash (HMAC-SHA256)"
+        else:
+            stated = list(receipt["references_sha256"])
+            digests = [_sha256(path) for path in refs]
+            kind = "sha256"
         report(
             digests == stated,
-            f"references: sha256 of {len(refs)} file(s) "
+            "references",
+            f"references: {kind} of {len(refs)} file(s) "
             + ("match" if digests == stated else "differ"),
         )
-    if (refs or test_set) and hypothesis:
-        for entry in _entries(receipt["result"]):
-            score = _rescore(entry, hypothesis, refs, test_set, language_pair)
-            report(
-                _close(score, float(entry["score"])),
-                f"{entry['name']} recomputed {score:.4f}, receipt says {entry['score']}",
-            )
-    elif refs or test_set:
-        lines.append("SKIP scores: give the hypothesis (-i HYP) to recompute them")
-    return "\n".join(lines), ok
+    if not checked_refs:
+        skip("scores", "recomputed once the references are checked")
+    elif not hypothesis:
+        skip("scores", "give the hypothesis (-i HYP) to recompute them")
+    else:
+        part = receipt.get("lines", "all")
+        if part != "all" and not refs:
+            skip("scores", "give the reference files to recompute a part's scores")
+        else:
+            with _part_files(part, key_hex, hypothesis, refs) as (hyp, ref_files):
+                for entry in _entries(receipt["result"]):
+                    score = _rescore(entry, hyp, ref_files, test_set, language_pair)
+                    report(
+                        _close(score, float(entry["score"])),
+                        entry["name"],
+                        f"{entry['name']} recomputed {score:.4f}, receipt says {entry['score']}"
+                        + (" (the public part's lines)" if part != "all" else ""),
+                    )
+    if failed:
+        lines.append(f"not verified: {len(failed)} check(s) failed ({', '.join(failed)})")
+    elif skipped:
+        lines.append(f"incomplete: not checked: {', '.join(skipped)}")
+    else:
+        lines.append("verified: every check passed")
+    return "\n".join(lines), not failed and (partial or not skipped)
+
+
+def _read_bytes(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read ({err.strerror or err})") from None
+
+
+class _part_files:
+    """The hypothesis and reference files of a receipt's part (a split set's public lines) as
+    temporary files; the given files when the receipt covers every line."""
+
+    def __init__(self, part: Any, key: str | None, hypothesis: str, refs: tuple[str, ...]) -> None:
+        self.part, self.key, self.hypothesis, self.refs = part, key, hypothesis, refs
+        self.folder: Any = None
+
+    def __enter__(self) -> tuple[str, tuple[str, ...]]:
+        if self.part == "all":
+            return self.hypothesis, self.refs
+        import os
+        import tempfile
+
+        from bleucli.io import read_file
+        from bleucli.server.blind import public_lines
+
+        self.folder = tempfile.TemporaryDirectory(prefix="bleucli-verify-")
+        hyp_lines = read_file(self.hypothesis).lines
+        chosen = public_lines(str(self.key), len(hyp_lines), float(self.part["fraction"]))
+        paths = []
+        for k, path in enumerate((self.hypothesis, *self.refs)):
+            kept = hyp_lines if k == 0 else read_file(path).lines
+            target = os.path.join(self.folder.name, f"file{k}")
+            with open(target, "w", encoding="utf-8") as handle:
+                handle.write("".join(kept[i] + "\n" for i in chosen if i < len(kept)))
+            paths.append(target)
+        return paths[0], tuple(paths[1:])
+
+    def __exit__(self, *_: Any) -> None:
+        if self.folder is not None:
+            self.folder.cleanup()
 
 
 def _entries(result: Any) -> list[dict[str, Any]]:

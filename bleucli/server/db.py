@@ -35,9 +35,11 @@ def connect(url: str) -> Any:
         raise ConfigError(f"the server needs its extra: {INSTALL_HINT}") from None
     full = engine_url(url)
     if full.startswith("sqlite:///"):
-        folder = os.path.dirname(full[len("sqlite:///") :]) or "."
+        path = full[len("sqlite:///") :]
+        folder = os.path.dirname(path) or "."
         if not os.path.isdir(folder):
             raise ConfigError(f"--db {url}: the folder {folder} does not exist")
+        private_file(path)
         engine = create_engine(full, connect_args={"timeout": 30, "check_same_thread": False})
 
         @event.listens_for(engine, "connect")
@@ -60,6 +62,27 @@ def connect(url: str) -> Any:
 
         return engine
     return create_engine(full, pool_pre_ping=True, pool_size=5, max_overflow=10)
+
+
+def private_file(path: str) -> None:
+    """Create the database file readable by its owner only (it holds the signing key and the
+    blind references; SQLite gives its WAL and shared-memory files the same mode), or narrow
+    an existing one that others could read."""
+    try:
+        descriptor = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o600)
+        os.close(descriptor)
+        return
+    except FileExistsError:
+        pass
+    except OSError:
+        return  # SQLite says what is wrong when it opens it
+    for candidate in (path, path + "-wal", path + "-shm"):
+        try:
+            info = os.stat(candidate)
+            if info.st_mode & 0o077 and info.st_uid == os.geteuid():
+                os.chmod(candidate, 0o600)
+        except OSError:
+            continue
 
 
 @contextmanager

@@ -78,3 +78,46 @@ def check(document: dict[str, Any], public: str) -> bool:
     except (InvalidSignature, ValueError, TypeError):
         return False
     return True
+
+
+def document(
+    submission: int,
+    testset: Any,
+    version: Any,
+    hypothesis_sha256: str,
+    result: Any,
+    parts: dict[str, Any] | None,
+    issued_at: str,
+    server: str,
+) -> dict[str, Any]:
+    """The unsigned receipt of a scored run. On a blind set whose version has a secret, a
+    version-2 receipt: the reference files committed with HMAC-SHA256 under that secret (checkable
+    once ``reveal`` publishes it), the result cut to what the leaderboard shows, and on a
+    split set the public part's result. Otherwise version 1: the references' SHA-256."""
+    from bleucli.server import blind
+    from bleucli.version import __version__
+
+    common = {
+        "submission": submission,
+        "testset": testset.name,
+        "hypothesis_sha256": hypothesis_sha256,
+        "version": __version__,
+        "issued_at": issued_at,
+        "server": server,
+    }
+    if testset.visibility != "blind" or version.references_hmac is None:
+        return {"bleucli_receipt": RECEIPT_VERSION, **common,
+                "references_sha256": version.references_sha256, "result": result}  # fmt: skip
+    digests = list(version.references_hmac)
+    lines: Any = "all"
+    if parts is not None:
+        result = parts["public"]["result"]
+        lines = {"part": "public", "fraction": version.public_fraction}
+    return {
+        "bleucli_receipt": 2,
+        **common,
+        "testset_version": version.number,
+        "references_commitment": {"scheme": blind.SCHEME, "digests": digests},
+        "lines": lines,
+        "result": blind.public_result(result),
+    }

@@ -10,6 +10,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     LargeBinary,
     MetaData,
@@ -65,6 +66,12 @@ testsets = Table(
     # 0002: a private set belongs to one team; its badge may be public
     Column("owner_team_id", Integer, ForeignKey("teams.id"), nullable=True),
     Column("public_badge", Boolean, nullable=False, default=False),
+    # 0003: the organiser's caps, and a counter of what changes the leaderboard (a scored
+    # run, a new primary, a new version, a new deadline): a stored board records the count
+    # it was computed at, so anyone can tell whether it counts a given run yet
+    Column("max_line_chars", Integer, nullable=True),  # None: 20 x the longest reference line
+    Column("max_resamples", Integer, nullable=False, default=1000),
+    Column("changes", Integer, nullable=False, default=0),
 )
 
 #: What a test set scores against: references and options as of one add-testset run.
@@ -81,6 +88,15 @@ versions = Table(
     Column("docids", Text, nullable=True),  # JSON list of ids
     Column("n_lines", Integer, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # 0003: the version's number within its set; its secret (hex), which keys the blind
+    # receipts' commitment to the references and picks the public part, published by
+    # `reveal`; the public part's share of the lines (None: no split); the longest
+    # reference line (characters), for the default line cap
+    Column("number", Integer, nullable=True),
+    Column("secret", String(64), nullable=True),
+    Column("public_fraction", Float, nullable=True),
+    Column("longest_line", Integer, nullable=True),
+    Column("references_hmac", Text, nullable=True),  # JSON: HMAC-SHA256 of each file's bytes
 )
 
 submissions = Table(
@@ -109,6 +125,23 @@ submissions = Table(
     Column("intervals", Text, nullable=True),  # JSON {metric: [mean, half-width]} (95%)
     Column("promoted", Boolean, nullable=False, default=False),
     Column("gate", Text, nullable=True),  # JSON: the last gate verdict on this run
+    # 0003: a run re-scored for a new version of its set (a copy of ``rescore_of``); whether
+    # it counts against the team's limits (not when the server caused its failure, nor a
+    # re-scoring copy); the client's Idempotency-Key; the set's change count once it was
+    # scored; the scores of the public part and the rest (split sets)
+    Column("rescore_of", Integer, nullable=True),
+    Column("charged", Boolean, nullable=False, default=True),
+    Column("idempotency_key", String(200), nullable=True),
+    Column("board_change", Integer, nullable=True),
+    Column("parts", Text, nullable=True),  # JSON {"public"|"rest": {"result", "scores"}}
+)
+
+#: One submission per team and Idempotency-Key (NULLs do not collide).
+Index(
+    "ix_submissions_idempotency",
+    submissions.c.team_id,
+    submissions.c.idempotency_key,
+    unique=True,
 )
 
 #: A submission's large parts, apart from its row: the uploaded bytes and its per-sentence
@@ -153,4 +186,38 @@ leaderboards = Table(
     Column("testset_id", Integer, ForeignKey("testsets.id"), primary_key=True),
     Column("document", Text, nullable=False),
     Column("computed_at", DateTime(timezone=True), nullable=False),
+    Column("change", Integer, nullable=False, default=0),  # 0003: the set's count it is of
+)
+
+#: 0003: work other than scoring a submission, done by the workers so that no web request
+#: computes for long: a gate, an analysis report, a leaderboard. The same lease as
+#: submissions; ``result`` holds the verdict (JSON) or the report (HTML).
+jobs = Table(
+    "jobs",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("kind", String(32), nullable=False),
+    Column("testset_id", Integer, ForeignKey("testsets.id"), nullable=False),
+    Column("submission_id", Integer, ForeignKey("submissions.id"), nullable=True),
+    Column("team_id", Integer, ForeignKey("teams.id"), nullable=True),
+    Column("payload", Text, nullable=True),  # JSON
+    Column("status", String(16), nullable=False, index=True),  # queued running done failed
+    Column("result", Text, nullable=True),
+    Column("error", Text, nullable=True),
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("lease_until", Float, nullable=True),
+    Column("worker", String(128), nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+)
+
+#: 0003: requests that make work for the workers (gates, reports, primary changes), per
+#: team, for the per-team rate limits.
+work_requests = Table(
+    "work_requests",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("team_id", Integer, ForeignKey("teams.id"), nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False, index=True),
 )

@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any
 
-from bleucli.errors import ConfigError, InputError
+from bleucli.errors import ConfigError, InputError, UsageError
 
 #: Scoring-command parameters a test set may set: the metrics, their options, decimals.
 METRIC_PARAMETERS = frozenset(
@@ -33,23 +33,35 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def check_arguments(args: list[str]) -> list[str]:
+def check_arguments(args: list[str], references: list[list[str]] | None = None) -> list[str]:
     """``args`` if they are metric options of the scoring command (``-m``, ``-tok``, ``-cw``,
-    ...); anything else (files, test sets, formats) is refused with its name."""
+    ...) that it accepts: anything else (files, test sets, formats) is refused with its
+    name, and with ``references`` the metrics are built as the scoring command builds them,
+    so an unknown metric or tokeniser is refused here, not by every submission."""
     from bleucli.cli import scoring_options
+    from bleucli.commands.score import build_metrics
 
     options = scoring_options(["REF", "-i", "HYP", *args])
     others = sorted(options.explicit - METRIC_PARAMETERS - {"refs", "inputs"})
     if others:
-        raise ConfigError(
+        raise UsageError(
             f"add-testset takes metric options only (-m, -tok, -lc, -cw, ...); not {', '.join(others)}"
         )
+    if references is not None:
+        build_metrics(options, references)
     return list(args)
 
 
-def hypothesis_lines(data: bytes, n_lines: int) -> list[str]:
+def decimals(args: list[str]) -> int:
+    """The decimals a test set's scores are printed with (``-w``)."""
+    from bleucli.cli import scoring_options
+
+    return int(scoring_options(["REF", "-i", "HYP", *args]).width)
+
+
+def hypothesis_lines(data: bytes, n_lines: int, max_chars: int | None = None) -> list[str]:
     """The uploaded file's lines, or the reason it is refused (not UTF-8, empty, wrong line
-    count), as the scoring command would refuse it."""
+    count, a line longer than ``max_chars``), as the scoring command would refuse it."""
     from bleucli.io import decode_lines
 
     if not data.strip():
@@ -60,7 +72,19 @@ def hypothesis_lines(data: bytes, n_lines: int) -> list[str]:
             f"the hypothesis has {len(lines)} lines, but the test set has {n_lines}: "
             "one line per segment, in the test set's order"
         )
+    if max_chars is not None:
+        for number, line in enumerate(lines, 1):
+            if len(line) > max_chars:
+                raise InputError(
+                    f"line {number}: {len(line):,} characters, over this test set's limit of "
+                    f"{max_chars:,} per line"
+                )
     return lines
+
+
+def lines_bytes(lines: list[str]) -> bytes:
+    """Lines as a UTF-8 file (what a subset of a submission is scored from)."""
+    return "".join(line + "\n" for line in lines).encode("utf-8")
 
 
 def write_inputs(

@@ -16,7 +16,7 @@ from bleucli.server import store
 #: Okabe & Ito: blue, vermillion, bluish green, reddish purple, orange, sky blue.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
 SHAPES = ("circle", "square", "diamond", "triangle")
-WIDTH, PANEL, LEFT, RIGHT, TOP = 720, 170, 58, 16, 26
+WIDTH, PANEL, LEFT, RIGHT, TOP, GAP = 720, 170, 58, 16, 26, 52
 
 
 def segments(runs: list[dict[str, Any]], metric: str) -> list[list[int]]:
@@ -71,7 +71,7 @@ def svg(runs: list[dict[str, Any]], metrics: list[str], alpha: float = 0.05) -> 
 
 
 def _svg(runs: list[dict[str, Any]], metrics: list[str], alpha: float) -> str:
-    height = TOP + len(metrics) * (PANEL + 34) + 40
+    height = TOP + len(metrics) * (PANEL + GAP) + 24
     parts = [
         f'<svg class="trend" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
         f'role="img" aria-label="scores over the runs" style="width:100%;max-width:{WIDTH}px;height:auto">',
@@ -83,7 +83,7 @@ def _svg(runs: list[dict[str, Any]], metrics: list[str], alpha: float) -> str:
         return LEFT + (WIDTH - LEFT - RIGHT) * (k / span if len(runs) > 1 else 0.5)
 
     for panel, metric in enumerate(metrics):
-        top = TOP + panel * (PANEL + 34)
+        top = TOP + panel * (PANEL + GAP)
         values = []
         for run in runs:
             if metric in run["scores"]:
@@ -110,6 +110,7 @@ def _svg(runs: list[dict[str, Any]], metrics: list[str], alpha: float) -> str:
             parts.append(
                 f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{value:.1f}</text>'
             )
+        previous_members: list[int] = []
         for number, members in enumerate(segments(runs, metric)):
             colour = PALETTE[number % len(PALETTE)]
             shape = SHAPES[number % len(SHAPES)]
@@ -146,17 +147,48 @@ def _svg(runs: list[dict[str, Any]], metrics: list[str], alpha: float) -> str:
                     )
             if number > 0:
                 first = members[0]
-                parts.append(
-                    f'<text x="{min(x_of(first) + 6, WIDTH - RIGHT - 150):.1f}" y="{top + 12}">'
-                    f"new signature from run {runs[first]['id']}</text>"
+                previous_run = runs[previous_members[-1]]
+                change = signature_change(
+                    previous_run["signatures"].get(metric, ""),
+                    runs[first]["signatures"].get(metric, ""),
                 )
-    legend_y = TOP + len(metrics) * (PANEL + 34) + 10
+                label = f"new signature from run {runs[first]['id']}: {change}"
+                parts.append(
+                    f'<text x="{min(x_of(first) + 6, WIDTH - RIGHT - 6 * len(label)):.1f}" y="{top + 12}">'
+                    f"{escape(label)}<title>{escape(label)}</title></text>"
+                )
+            previous_members = members
+        # the runs' ids along the x axis (at most about 12 of them, always the first and last)
+        step = max(1, -(-len(runs) // 12))
+        for k in range(len(runs)):
+            if k % step == 0 or k == len(runs) - 1:
+                parts.append(
+                    f'<text x="{x_of(k):.1f}" y="{top + PANEL + 14}" text-anchor="middle">'
+                    f"{runs[k]['id']}</text>"
+                )
+        parts.append(
+            f'<text x="{WIDTH - RIGHT}" y="{top + PANEL + 28}" text-anchor="end">run</text>'
+        )
+    legend_y = TOP + len(metrics) * (PANEL + GAP) + 4
     parts.append(
         f'<text x="{LEFT}" y="{legend_y}">● line: runs under one signature · band: 95% interval · '
         f"* significant step (p ≤ {alpha:g}) · a new colour and marker: a new signature</text>"
     )
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def signature_change(before: str, after: str) -> str:
+    """What changed between two signatures, field by field (``tok:13a -> tok:intl``)."""
+    old = dict(part.split(":", 1) for part in before.split("|") if ":" in part)
+    new = dict(part.split(":", 1) for part in after.split("|") if ":" in part)
+    changed = [
+        f"{key}:{old[key]} → {key}:{new[key]}" if key in old and key in new
+        else (f"+{key}:{new[key]}" if key in new else f"-{key}:{old[key]}")
+        for key in dict.fromkeys([*old, *new])
+        if old.get(key) != new.get(key)
+    ]  # fmt: skip
+    return ", ".join(changed) or "the same fields"
 
 
 def badge(label: str, message: str, colour: str) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import shutil
 import signal
 import socket
@@ -224,12 +225,142 @@ def set_up(
     return tokens
 
 
-@pytest.fixture
-def task(db_url, tmp_path) -> Iterator[Task]:
-    """The suite's shared task: one worker on SQLite, two sharing the queue on PostgreSQL."""
-    tokens = set_up(db_url, tmp_path, testset_args=("-m", "bleu", "chrf", "ter"))
+def _served(db_url: str, tmp_path: Path, visibility: str) -> Iterator[Task]:
+    tokens = set_up(
+        db_url, tmp_path, testset_args=("-m", "bleu", "chrf", "ter", "--visibility", visibility)
+    )
     server = start_server(db_url, tmp_path, workers=2 if db_url.startswith("postgresql") else 1)
     try:
         yield Task(server, tokens, tmp_path)
     finally:
         server.stop()
+
+
+@pytest.fixture
+def task(db_url, tmp_path) -> Iterator[Task]:
+    """The suite's shared task on a public set: one worker on SQLite, two sharing the queue
+    on PostgreSQL."""
+    yield from _served(db_url, tmp_path, "public")
+
+
+@pytest.fixture
+def blind_task(db_url, tmp_path) -> Iterator[Task]:
+    """The same on a blind set."""
+    yield from _served(db_url, tmp_path, "blind")
+
+
+# -- the in-process tier ---------------------------------------------------------------------------
+# The ASGI app driven through Starlette's TestClient (an in-memory transport: no port, no
+# process) and the worker run in this process when a test asks: for routes, refusals and the
+# life cycle. Real processes stay for durability, signals, PostgreSQL's workers and the browser.
+
+
+@dataclass
+class Local:
+    """A set-up shared task served in-process."""
+
+    db: str
+    client: object  # starlette.testclient.TestClient
+    tokens: dict[str, str]
+    folder: Path
+
+    def auth(self, team: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.tokens[team]}"}
+
+    def upload(self, team: str, data: bytes | str = HYP, name: str = "run",
+               testset: str = "news", headers: dict | None = None, **fields):  # fmt: skip
+        if isinstance(data, str):
+            data = Path(data).read_bytes()
+        return self.client.post(
+            "/api/v1/submissions",
+            headers={**self.auth(team), **(headers or {})},
+            data={"testset": testset, "name": name, **fields},
+            files={"hypothesis": ("hyp.txt", data)},
+        )
+
+    def drain(self) -> int:
+        """Run a worker in this process until the queue is empty; how many jobs it did."""
+        from bleucli.server.worker import work
+
+        return work(self.db, once=True)
+
+    def scored(self, team: str, data: bytes | str = HYP, **kwargs) -> dict:
+        """Upload, score, and the submission as its team reads it."""
+        answer = self.upload(team, data, **kwargs)
+        assert answer.status_code == 202, answer.text
+        self.drain()
+        state = self.client.get(
+            f"/api/v1/submissions/{answer.json()['id']}", headers=self.auth(team)
+        ).json()
+        assert state["status"] == "scored", state
+        return state
+
+    def add_team(self, name: str) -> str:
+        from bleucli.commands.server import add_team
+
+        self.tokens[name] = add_team(self.db, name).splitlines()[-1]
+        return self.tokens[name]
+
+    def sign_in(self, team: str) -> None:
+        """Sign the client in through the sign-in form (its CSRF token included)."""
+        form = self.client.get("/signin")
+        csrf = re.search(r'name="csrf" value="([^"]+)"', form.text).group(1)
+        answer = self.client.post(
+            "/signin", data={"token": self.tokens[team], "csrf": csrf}, follow_redirects=False
+        )
+        assert answer.status_code == 303, answer.text
+
+
+def local_testset(db: str, *args: str, name: str = "news", refs: tuple = (REF,),
+                  pair: str = "en-de", **settings) -> str:  # fmt: skip
+    """``add-testset`` through its library call: metric options ``args``; settings by name
+    (visibility, closes_at, limit_per_day, ...); ``public_fraction``."""
+    from bleucli.commands.server import add_testset
+
+    fraction = settings.pop("public_fraction", None)
+    full = {
+        "visibility": None, "owner": None, "public_badge": None, "opens_at": None,
+        "closes_at": None, "limit_per_day": None, "limit_total": None,
+        "limit_failures_per_day": None, "max_line_chars": None, "max_resamples": None,
+        **settings,
+    }  # fmt: skip
+    metrics = list(args) if "-m" in args else ["-m", "bleu", "chrf", "ter", *args]
+    return add_testset(db, name, pair, refs, None, None, metrics, full, fraction)
+
+
+@contextmanager
+def in_process(
+    db: str, folder: Path, teams=("alpha", "beta"), *args: str, **settings
+) -> Iterator[Local]:
+    from starlette.testclient import TestClient
+
+    from bleucli.commands.server import init
+    from bleucli.server.app import create_app
+
+    init(db, None)
+    local_testset(db, *args, **settings)
+    app = create_app(db, max_upload=200_000)
+    with TestClient(app, base_url="http://testserver") as client:
+        task = Local(db, client, {}, folder)
+        for team in teams:
+            task.add_team(team)
+        try:
+            yield task
+        finally:
+            app.state.engine.dispose()
+
+
+@pytest.fixture
+def local(db_url, tmp_path) -> Iterator[Local]:
+    """A public test set (news: the example's 30 lines, BLEU, chrF, TER) with teams alpha
+    and beta, served in-process, on SQLite and on PostgreSQL."""
+    with in_process(db_url, tmp_path, ("alpha", "beta"), visibility="public",
+                    limit_per_day=50) as task:  # fmt: skip
+        yield task
+
+
+@pytest.fixture
+def blind(db_url, tmp_path) -> Iterator[Local]:
+    """The same test set blind (the default), on SQLite and on PostgreSQL."""
+    with in_process(db_url, tmp_path, ("alpha", "beta"), limit_per_day=50) as task:
+        yield task

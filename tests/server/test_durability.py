@@ -183,8 +183,8 @@ def test_a_scoring_error_fails_the_submission_and_spares_the_worker(tmp_path, mo
 
         team_id = connection.execute(select(schema.teams.c.id)).scalar_one()
     data = Path(HYP).read_bytes()
-    first = store.add_submission(engine, testset, team_id, "boom", data, "0" * 64)
-    second = store.add_submission(engine, testset, team_id, "fine", data, "0" * 64)
+    first, _ = store.add_submission(engine, testset, team_id, "boom", data, "0" * 64)
+    second, _ = store.add_submission(engine, testset, team_id, "fine", data, "0" * 64)
 
     def explode(*args, **kwargs):
         raise RuntimeError("a bug in scoring")
@@ -248,7 +248,7 @@ def test_a_submission_that_keeps_killing_workers_fails_after_three_attempts(
     engine = connect(db)
     testset = store.testset(engine, "news")
     team_id = store.team_id(engine, "alpha")
-    submission = store.add_submission(
+    submission, _ = store.add_submission(
         engine, testset, team_id, "x", Path(HYP).read_bytes(), "0" * 64
     )
     for attempt in (1, 2, 3):

@@ -1,0 +1,157 @@
+"""What every route shares: one kind of refusal (:class:`Problem`, a status and one message),
+the security headers on every answer (errors and 500s included: the catch-all sits inside
+the header middleware), bounded bodies, JSON that cannot crash the parser, ids that cannot
+overflow the database, and page rendering."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+
+log = logging.getLogger("bleucli.server")
+
+#: Default upload limit (bytes): a 2,000-line test set's output is well under 1 MB.
+DEFAULT_MAX_UPLOAD = 20 * 1024 * 1024
+#: Ids are 64-bit on every database: a longer number is a missing row, not a crash.
+MAX_ID = 2**63 - 1
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",
+    # nothing a team sees (receipts, its runs, its session's pages) is kept by a cache;
+    # public answers that may be cached say so themselves
+    "Cache-Control": "no-store",
+}
+
+
+class Problem(Exception):
+    """An answer other than success: HTTP ``status`` and one clear message."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status, self.message, self.headers = status, message, headers or {}
+
+
+def problem_from(refused: Any) -> Problem:
+    """A :class:`bleucli.server.store.Refused` as an answer."""
+    headers = {"Retry-After": str(refused.retry_after)} if refused.retry_after else {}
+    return Problem(refused.status, refused.message, headers)
+
+
+class SecurityHeaders:
+    """ASGI middleware adding :data:`SECURITY_HEADERS` to every response (a header the
+    response sets itself wins)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                present = {k.lower() for k, _ in message.get("headers", [])}
+                extra = [
+                    (k.lower().encode(), v.encode())
+                    for k, v in SECURITY_HEADERS.items()
+                    if k.lower().encode() not in present
+                ]
+                message["headers"] = list(message.get("headers", [])) + extra
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+class CatchErrors:
+    """ASGI middleware turning anything unexpected into a logged 500 with one line for the
+    caller -- inside :class:`SecurityHeaders`, so the 500 carries the headers too."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watching(message: Any) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watching)
+        except Exception as err:  # noqa: BLE001 - the one place that catches everything
+            log.error("%s %s failed", scope.get("method"), scope.get("path"), exc_info=err)
+            if started:
+                raise
+            message = "internal error; the organisers can find it in the server's log"
+            response: Response
+            if scope.get("path", "").startswith("/api/"):
+                response = JSONResponse({"error": message}, status_code=500)
+            else:
+                response = HTMLResponse(
+                    f"<!DOCTYPE html><title>error</title><p>{message}</p>", status_code=500
+                )
+            await response(scope, receive, send)
+
+
+def engine_of(request: Request) -> Any:
+    return request.app.state.engine
+
+
+def is_api(request: Request) -> bool:
+    return request.url.path.startswith("/api/")
+
+
+def parse_id(text: str, what: str = "submission") -> int:
+    """A path's id; anything that is not one (or overflows 64 bits) is a missing row."""
+    if text.isascii() and text.isdigit() and 0 < int(text) <= MAX_ID:
+        return int(text)
+    raise Problem(404, f"no {what} {text[:40]}")
+
+
+async def limited_body(request: Request) -> bytes:
+    """The request body, refused with 413 past the upload limit (read no further)."""
+    limit = request.app.state.max_upload
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise Problem(413, f"the upload is larger than the server's limit of {limit} bytes")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise Problem(413, f"the upload is larger than the server's limit of {limit} bytes")
+    request._body = bytes(body)  # Starlette's form parser reads the cached body
+    return request._body
+
+
+def json_body(body: bytes, default: Any = None) -> Any:
+    """A JSON body; malformed or absurdly nested JSON is a 400, never a crash."""
+    if not body and default is not None:
+        return default
+    try:
+        return json.loads(body)
+    except RecursionError:
+        raise Problem(400, "malformed JSON: nested too deeply") from None
+    except (ValueError, UnicodeDecodeError) as err:
+        raise Problem(400, f"malformed JSON: {err}") from None
+
+
+async def form_of(request: Request, files: int = 0) -> Any:
+    """A form body (within the upload limit); malformed ones are a 400."""
+    await limited_body(request)
+    try:
+        return await request.form(max_files=files or 1000, max_fields=20)
+    except Exception as err:  # noqa: BLE001 - python-multipart's errors vary by version
+        raise Problem(400, f"malformed form: {getattr(err, 'detail', err)}") from None
