@@ -217,12 +217,13 @@ def metric_specs(options: Options) -> dict[str, tuple[type[Metric], dict[str, An
     specs: dict[str, tuple[type[Metric], dict[str, Any]]] = {}
     trg_lang = options.language_pair.split("-")[-1] if options.language_pair else ""
     for name in options.metrics:
+        cls = metric_class(name)  # an unknown metric: its own error, before its options
         kwargs: dict[str, Any] = dict(getattr(options, name))
         if name == "bleu":
             kwargs["trg_lang"] = trg_lang
             if options.sentence_level:
                 kwargs["effective_order"] = True
-        specs[name] = (metric_class(name), kwargs)
+        specs[name] = (cls, kwargs)
     return specs
 
 

@@ -229,7 +229,7 @@ def queue(url: str, fmt: str) -> str:
     if not rows:
         return "the queue is empty: nothing waiting, running or failed"
     table = [
-        [row["kind"], row["id"], row["testset"], row["team"] or "-", row["status"],
+        [row["kind"], row["id"], row["testset"], row["team"] or "-", row["name"] or "-", row["status"],
          row["attempts"], row["worker"] or "-",
          "-" if row["lease_left"] is None else f"{row['lease_left']:g} s", row["created"],
          (row["error"] or "")[:80]]

@@ -140,7 +140,7 @@ async def primary(request: Request) -> Response:
 async def signin(request: Request) -> Response:
     if request.method == "GET":
         token = presession(request)
-        response = render(request, "signin.html", csrf=token)
+        response = render(request, "signin.html", signin_csrf=token)
         set_cookie(response, request, PRESESSION_COOKIE, token, 3600)
         return response
     form = await form_of(request)
@@ -152,7 +152,7 @@ async def signin(request: Request) -> Response:
         if who is None:
             return render(
                 request, "signin.html", status=401, error="that token is not valid",
-                csrf=presession(request),
+                signin_csrf=presession(request),
             )  # fmt: skip
         cookie, _ = store.open_session(
             engine_of(request), who, request.cookies.get(SESSION_COOKIE, "")

@@ -17,7 +17,7 @@ def render(request: Request, template: str, status: int = 200, **values: Any) ->
     from bleucli.analysis.page import CSS
 
     session = page_session(request)
-    csrf = session[1] if session else values.pop("csrf", "")
+    csrf = session[1] if session else ""
     html = request.app.state.templates.get_template(template).render(
         css=CSS, who=session[0] if session else None, csrf=csrf, **values
     )

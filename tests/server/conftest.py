@@ -304,7 +304,9 @@ class Local:
     def sign_in(self, team: str) -> None:
         """Sign the client in through the sign-in form (its CSRF token included)."""
         form = self.client.get("/signin")
-        csrf = re.search(r'name="csrf" value="([^"]+)"', form.text).group(1)
+        csrf = re.search(
+            r'action="/signin">\s*<input type="hidden" name="csrf" value="([^"]+)"', form.text
+        ).group(1)
         answer = self.client.post(
             "/signin", data={"token": self.tokens[team], "csrf": csrf}, follow_redirects=False
         )

@@ -267,7 +267,7 @@ def renew(engine: Any, job: Job, worker: str) -> bool:
 def finish(engine: Any, job: Job, worker: str, values: dict[str, Any]) -> bool:
     """Write a submission's outcome in one transaction, only while this worker still holds
     it: it is scored exactly once even if a lease ran out and another worker took it over.
-    A scored run counts as a change of its set's leaderboard (its ``board_change``)."""
+    A finished run counts as a change of its set's leaderboard (its ``board_change``)."""
     data = {key: values.pop(key) for key in ("stats", "resampled") if key in values}
     with writing(engine) as connection:
         done = connection.execute(
@@ -283,7 +283,7 @@ def finish(engine: Any, job: Job, worker: str, values: dict[str, Any]) -> bool:
                 .where(t.submission_data.c.submission_id == job.id)
                 .values(**data)
             )
-        if values.get("status") == "scored":
+        if values.get("status") in ("scored", "failed"):  # a failed re-scoring shows too
             change = bump(connection, job.testset_id)
             connection.execute(
                 update(t.submissions)
