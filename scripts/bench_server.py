@@ -5,9 +5,16 @@
 2. 100 concurrent uploads of 2,037-line files: every one acknowledged and scored, no 5xx;
 3. a test set with 1,000 submissions from 50 teams: leaderboard API and page latency (p95),
    and the time to re-cluster 50 systems (paired bootstrap, 1,000 resamples) for a new
-   primary.
+   primary;
+4. the server-side gate's verdict after an upload; 5. a series of 1,000 runs;
+6. an anonymous leaderboard read while 5 teams each run gates at the cap (1,000 resamples):
+   p95 (the web process only enqueues; the workers resample);
+7. a deadline, simulated on PostgreSQL with 2 workers: 200 teams x 3 submissions of 2,037
+   lines arriving within 5 minutes -- every 202 scored exactly once, no 5xx, the
+   leaderboard's p95 throughout, and the time to drain the queue.
 
     python scripts/bench_server.py [--data ../shared/data/wmt22/en-de] [--db sqlite|postgresql://...]
+        [--deadline-db postgresql://...]   # default: a PostgreSQL started here (Debian's)
 
 A real ``bleucli server run`` on 127.0.0.1 (loopback only, bounded loops). Writes
 scripts/BENCHMARKS-server.md.
@@ -25,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import requests
@@ -94,12 +102,211 @@ def upload(url: str, token: str, data: bytes, name: str) -> requests.Response:
     )  # fmt: skip
 
 
+def gate_verdict(url: str, token: str, run: int, options: dict) -> dict:
+    """Queue a gate and poll its job until a worker has done it: the verdict."""
+    headers = {"Authorization": f"Bearer {token}"}
+    answer = requests.post(f"{url}/api/v1/submissions/{run}/gate", headers=headers, json=options,
+                           timeout=60)  # fmt: skip
+    assert answer.status_code == 202, answer.text
+    while True:
+        state = requests.get(url + answer.json()["url"], headers=headers, timeout=60).json()
+        if state["status"] in ("done", "failed"):
+            assert state["status"] == "done", state
+            return state["result"]
+        time.sleep(0.02)
+
+
+def gate_load(db: str, url: str, port: int, tokens: list[str], outputs: list[bytes]) -> list:
+    """Anonymous leaderboard reads while 5 teams gate at the cap, again and again."""
+    import threading
+
+    server = start(db, 1, port)
+    runs = {}
+    for team in range(10, 15):
+        ids = []
+        for k in range(2):
+            answer = requests.post(
+                f"{url}/api/v1/submissions", headers={"Authorization": f"Bearer {tokens[team]}"},
+                data={"testset": "wmt22", "name": f"load {k}", "series": "load"},
+                files={"hypothesis": ("h.txt", outputs[k % len(outputs)])}, timeout=300,
+            )  # fmt: skip
+            ids.append(answer.json()["id"])
+            wait(url, tokens[team], ids[-1])
+        runs[team] = ids[-1]
+    done = threading.Event()
+    gates = [0]
+
+    def gating(team: int) -> None:
+        while not done.is_set():
+            gate_verdict(url, tokens[team], runs[team], {"paired_bs_n": 1000, "tolerance": 0.1})
+            gates[0] += 1
+
+    threads = [threading.Thread(target=gating, args=(team,)) for team in runs]
+    for thread in threads:
+        thread.start()
+    reads = []
+    for _ in range(300):
+        reads.append(timed_get(f"{url}/api/v1/leaderboards/wmt22"))
+        time.sleep(0.05)
+    done.set()
+    for thread in threads:
+        thread.join()
+    stop(server)
+    return [
+        (
+            f"anonymous leaderboard read while 5 teams each run gates at the cap (1,000 resamples; {gates[0]} gates done meanwhile)",
+            f"p50 {1000 * statistics.median(reads):.0f} ms, p95 {1000 * quantile(reads, 0.95):.0f} ms",
+            "<= 100 ms p95",
+        )
+    ]
+
+
+def _postgres(folder: Path) -> tuple[str, Callable[[], None]]:
+    """A PostgreSQL of this run's own (Debian's, run as the postgres user): URL and stop."""
+    import pwd
+    import shutil
+    import socket
+
+    programs = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"))
+    if not programs:
+        raise SystemExit("no PostgreSQL: install Debian's postgresql, or give --deadline-db")
+    bin_dir = programs[-1].parent
+    home = Path(tempfile.mkdtemp(prefix="bleucli-bench-pg-"))
+    user = pwd.getpwnam("postgres")
+    os.chown(home, user.pw_uid, user.pw_gid)
+
+    def run(*argv: str) -> None:
+        prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        subprocess.run([*prefix, *argv], check=True, capture_output=True)
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    run(
+        str(bin_dir / "initdb"),
+        "-D",
+        str(home / "data"),
+        "-A",
+        "trust",
+        "-U",
+        "postgres",
+        "-E",
+        "UTF8",
+    )
+    run(str(bin_dir / "pg_ctl"), "-D", str(home / "data"), "-l", str(home / "log"), "-w", "-o",
+        f"-p {port} -k {home} -c listen_addresses=127.0.0.1 -c max_connections=200", "start")  # fmt: skip
+    import psycopg
+
+    with psycopg.connect(f"postgresql://postgres@127.0.0.1:{port}/postgres", autocommit=True) as c:
+        c.execute("CREATE DATABASE deadline")
+
+    def stop_pg() -> None:
+        run(str(bin_dir / "pg_ctl"), "-D", str(home / "data"), "-m", "fast", "stop")
+        shutil.rmtree(home, ignore_errors=True)
+
+    return f"postgresql://postgres@127.0.0.1:{port}/deadline", stop_pg
+
+
+def deadline(args: argparse.Namespace, ref: Path, outputs: list[bytes]) -> list:
+    """200 teams x 3 submissions arriving within 5 minutes, 2 workers, PostgreSQL."""
+    import threading
+
+    folder = Path(tempfile.mkdtemp(prefix="bleucli-bench-deadline-"))
+    stop_pg = None
+    db = args.deadline_db
+    if db is None:
+        db, stop_pg = _postgres(folder)
+    try:
+        bleucli("server", "init", "--db", db)
+        bleucli("server", "add-testset", "--db", db, "wmt22", "-l", "en-de", "--ref", str(ref), "-m", "bleu",
+                "chrf", "ter", "--limit-per-day", "10", "--limit-total", "10")  # fmt: skip
+        from bleucli.commands.server import add_team
+
+        tokens = [add_team(db, f"team{k:03d}").splitlines()[-1] for k in range(args.deadline_teams)]
+        server = start(db, 2, args.port + 1)
+        url = f"http://127.0.0.1:{args.port + 1}"
+        uploads = [(team, k) for k in range(args.deadline_runs) for team in range(len(tokens))]
+        random.Random(7).shuffle(uploads)
+        window = 60.0 * args.deadline_minutes
+        statuses: list[int] = []
+        accepted: list[int] = []
+        reads: list[float] = []
+        busy = threading.Event()
+        started = time.perf_counter()
+
+        def send(index: int) -> None:
+            team, k = uploads[index]
+            delay = started + window * index / len(uploads) - time.perf_counter()
+            if delay > 0:
+                time.sleep(delay)
+            answer = upload(url, tokens[team], outputs[(team + k) % len(outputs)], f"run {k}")
+            statuses.append(answer.status_code)
+            if answer.status_code == 202:
+                accepted.append(answer.json()["id"])
+
+        def read() -> None:
+            while busy.is_set():
+                reads.append(timed_get(f"{url}/api/v1/leaderboards/wmt22"))
+                time.sleep(0.25)
+
+        busy.set()
+        reader = threading.Thread(target=read)
+        reader.start()
+        with concurrent.futures.ThreadPoolExecutor(24) as pool:
+            list(pool.map(send, range(len(uploads))))
+        sent = time.perf_counter() - started
+        from bleucli.server import store
+        from bleucli.server.db import connect
+
+        engine = connect(db)
+        while store.pending(engine, store.testset(engine, "wmt22").id):
+            time.sleep(0.5)
+        drained = time.perf_counter() - started
+        busy.clear()
+        reader.join()
+        counts = store.queue_counts(engine)
+        with engine.connect() as connection:
+            from sqlalchemy import func, select
+
+            from bleucli.server import schema
+
+            attempts = connection.execute(
+                select(func.max(schema.submissions.c.attempts))
+            ).scalar_one()
+        engine.dispose()
+        stop(server)
+    finally:
+        if stop_pg is not None:
+            stop_pg()
+    errors = sum(status >= 500 for status in statuses)
+    return [
+        (
+            f"a deadline on PostgreSQL, 2 workers: {len(tokens)} teams x {args.deadline_runs} "
+            f"2,037-line submissions within {args.deadline_minutes} min (sent in {sent:.0f} s)",
+            f"{len(accepted)} of {len(uploads)} acknowledged, {counts.get('scored', 0)} scored, "
+            f"{counts.get('failed', 0)} failed, most attempts a job took: {attempts}, {errors} 5xx; "
+            f"queue drained {drained:.0f} s after the first upload",
+            "every 202 scored once, no 5xx",
+        ),
+        (
+            "... the leaderboard meanwhile",
+            f"p50 {1000 * statistics.median(reads):.0f} ms, p95 {1000 * quantile(reads, 0.95):.0f} ms "
+            f"({len(reads)} reads)",
+            "<= 100 ms p95",
+        ),
+    ]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "wmt22" / "en-de"))
     parser.add_argument("--db", default="sqlite")
     parser.add_argument("--samples", type=int, default=20)
     parser.add_argument("--port", type=int, default=18931)
+    parser.add_argument("--deadline-db", default=None, help="PostgreSQL for the deadline row")
+    parser.add_argument("--deadline-teams", type=int, default=200)
+    parser.add_argument("--deadline-runs", type=int, default=3)
+    parser.add_argument("--deadline-minutes", type=float, default=5.0)
     args = parser.parse_args()
     data = Path(args.data)
     ref = data / "ref.A.de"
@@ -112,7 +319,7 @@ def main() -> int:
     db = f"sqlite:///{folder / 'bench.db'}" if args.db == "sqlite" else args.db
     bleucli("server", "init", "--db", db)
     bleucli("server", "add-testset", "--db", db, "wmt22", "-l", "en-de", "--ref", str(ref), "-m", "bleu", "chrf", "ter",
-            "--limit-per-day", "100000", "--limit-total", "100000")  # fmt: skip
+            "--limit-per-day", "100000", "--limit-total", "100000", "--visibility", "public")  # fmt: skip
     tokens = [
         bleucli("server", "add-team", "--db", db, f"team{k:02d}").strip().splitlines()[-1]
         for k in range(50)
@@ -197,8 +404,9 @@ def main() -> int:
                 submission_id=sid, hypothesis=data, stats=store.encode_stats(scored.stats),
                 resampled=kept[variants.index((data, scored))]))  # fmt: skip
     started = time.perf_counter()
+    testset = store.testset(engine, "wmt22")
     document = leaderboard.compute(engine, testset)
-    store.save_leaderboard(engine, testset.id, document)
+    store.save_leaderboard(engine, testset.id, document, testset.changes)
     recluster = time.perf_counter() - started
     total = sum(store.queue_counts(engine).values())
     server = start(db, 0, args.port)
@@ -238,11 +446,7 @@ def main() -> int:
         )  # fmt: skip
         started = time.perf_counter()  # the upload is acknowledged: durably stored
         wait(url, tokens[1], answer.json()["id"])
-        verdict = requests.post(
-            f"{url}/api/v1/submissions/{answer.json()['id']}/gate",
-            headers={"Authorization": f"Bearer {tokens[1]}"}, json={"tolerance": 0.5}, timeout=300,
-        )  # fmt: skip
-        assert verdict.status_code == 200, verdict.text
+        gate_verdict(url, tokens[1], answer.json()["id"], {"tolerance": 0.5})
         gate_times.append(time.perf_counter() - started)
     for k in range(5):  # the whole command, interpreter start and upload included
         started = time.perf_counter()
@@ -301,6 +505,9 @@ def main() -> int:
         )
     )
 
+    rows += gate_load(db, url, args.port, tokens, outputs)
+    rows += deadline(args, ref, outputs)
+
     table = [
         "| row | measured | target |",
         "| --- | --- | --- |",
@@ -309,8 +516,9 @@ def main() -> int:
     engine_name = "SQLite" if args.db == "sqlite" else "PostgreSQL"
     text = (
         "# Evaluation server benchmarks\n\n"
-        f"`python scripts/bench_server.py` on {time.strftime('%Y-%m-%d')}, {engine_name}, 2 cores, "
-        f"WMT22 en-de ({len(systems)} systems, 2,037 lines). A real `bleucli server run` on 127.0.0.1.\n\n"
+        f"`python scripts/bench_server.py` on {time.strftime('%Y-%m-%d')}, {engine_name} (the "
+        f"deadline row: PostgreSQL), 2 cores, WMT22 en-de ({len(systems)} systems, 2,037 lines). "
+        "A real `bleucli server run` on 127.0.0.1; the client runs on the same 2 cores.\n\n"
         + "\n".join(table)
         + "\n"
     )
