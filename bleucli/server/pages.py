@@ -53,9 +53,10 @@ def testset(request: Request) -> Response:
     who = caller(request)
     mine = store.submissions(engine, found.id, who.team_id) if who and who.team_id else []
     scores = {row.id: shown(found, row)[1] if row.status == "scored" else None for row in mine}
+    ranked = {row["submission"] for row in board.get("rows", [])}
     return render(
         request, "testset.html", testset=found, board=board, mine=mine, scores=scores,
-        metrics=metric_names(engine, found),
+        metrics=metric_names(engine, found), ranked=ranked,
     )  # fmt: skip
 
 

@@ -44,7 +44,9 @@ def submission_document(engine: Any, testset: TestSet, row: Any) -> dict[str, An
 
     result, scores, part = shown(testset, row) if row.status == "scored" else (None, None, "all")
     board = None
-    if row.status == "scored":
+    if row.status == "scored" and row.version_id != testset.version_id:
+        board = "earlier version"  # the leaderboard ranks runs of the current version
+    elif row.status == "scored":
         stored = store.leaderboard(engine, testset.id)
         board = "counted" if stored and leaderboard.counts(stored[0], row) else "updating"
     return {
