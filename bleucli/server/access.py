@@ -38,6 +38,17 @@ def seen_in_full(request: Request, testset: store.TestSet, what: str) -> None:
         raise blind_refusal(testset, what)
 
 
+def scored_in_full(request: Request, what: str) -> tuple[Any, store.TestSet]:
+    """The caller's scored run of the path's id, on a set that shows ``what`` (per-sentence
+    scores, reports) to it: (row, test set); else 404, 403 or 409."""
+    row = own_submission(request, request.path_params["id"])
+    testset = visible_testset(request, row.testset)
+    seen_in_full(request, testset, what)
+    if row.status != "scored":
+        raise Problem(409, f"submission {row.id} is {row.status}")
+    return row, testset
+
+
 def blind_refusal(testset: store.TestSet, what: str) -> Problem:
     return Problem(
         403,

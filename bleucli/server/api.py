@@ -13,7 +13,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from bleucli.server import store
-from bleucli.server.access import metric_names, own_submission, seen_in_full, visible_testset
+from bleucli.server.access import (
+    metric_names,
+    own_submission,
+    scored_in_full,
+    seen_in_full,
+    visible_testset,
+)
 from bleucli.server.auth import caller, required
 from bleucli.server.http import Problem, engine_of, json_body, limited_body, parse_id, problem_from
 from bleucli.server.present import csv_text, segment_scores, submission_document
@@ -208,11 +214,7 @@ async def primary(request: Request) -> Response:
 
 
 def segments(request: Request) -> Response:
-    row = own_submission(request, request.path_params["id"])
-    testset = visible_testset(request, row.testset)
-    seen_in_full(request, testset, "per-sentence scores")
-    if row.status != "scored":
-        raise Problem(409, f"submission {row.id} is {row.status}")
+    row, _ = scored_in_full(request, "per-sentence scores")
     return JSONResponse(
         {"id": row.id, "testset": row.testset, "segments": segment_scores(engine_of(request), row)}
     )

@@ -16,7 +16,7 @@ from bleucli.server.access import (
     blind_refusal,
     metric_names,
     own_submission,
-    seen_in_full,
+    scored_in_full,
     visible_testset,
 )
 from bleucli.server.auth import (
@@ -87,11 +87,7 @@ def receipt(request: Request) -> Response:
 
 
 def segments_csv(request: Request) -> Response:
-    row = own_submission(request, request.path_params["id"])
-    found = visible_testset(request, row.testset)
-    seen_in_full(request, found, "per-sentence scores")
-    if row.status != "scored":
-        raise Problem(409, f"submission {row.id} is {row.status}")
+    row, _ = scored_in_full(request, "per-sentence scores")
     scores = segment_scores(engine_of(request), row)
     names = list(scores)
     rows = [[k + 1, *(scores[n][k] for n in names)] for k in range(len(scores[names[0]]))]
@@ -106,11 +102,7 @@ def report(request: Request) -> Response:
     """``bleucli analyze``'s HTML report of a submission (a revealed or public set), made by
     a worker: while it is being made, a page that says so and reloads itself."""
     engine = engine_of(request)
-    row = own_submission(request, request.path_params["id"])
-    found = visible_testset(request, row.testset)
-    seen_in_full(request, found, "analysis reports")
-    if row.status != "scored":
-        raise Problem(409, f"submission {row.id} is {row.status}")
+    row, found = scored_in_full(request, "analysis reports")
     made = store.latest_job(engine, "report", row.id)
     if made is not None and made.status == "done":
         return HTMLResponse(made.result)

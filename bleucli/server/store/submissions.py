@@ -41,13 +41,17 @@ def check_failures(engine: Any, testset: TestSet, team_id: int) -> None:
             )
         ).scalar_one()
     if count >= testset.limit_failures_per_day:
-        reset = start + timedelta(days=1)
-        raise Refused(
-            429,
-            f"{count} refused files today on {testset.name}, the daily limit; "
-            f"it resets at {iso(reset)}",
-            int((reset - moment).total_seconds()) + 1,
-        )
+        raise _daily_limit(f"{count} refused files today on {testset.name}", start, moment)
+
+
+def _daily_limit(what: str, start: datetime, moment: datetime) -> Refused:
+    """A 429 for a daily limit, with the time it resets and Retry-After."""
+    reset = start + timedelta(days=1)
+    return Refused(
+        429,
+        f"{what}, the daily limit; it resets at {iso(reset)}",
+        int((reset - moment).total_seconds()) + 1,
+    )
 
 
 def record_refusal(engine: Any, testset: TestSet, team_id: int) -> None:
@@ -111,13 +115,7 @@ def add_submission(
             select(func.count()).where(mine, t.submissions.c.created_at >= start)
         ).scalar_one()
         if today >= testset.limit_per_day:
-            reset = start + timedelta(days=1)
-            raise Refused(
-                429,
-                f"{today} submissions to {testset.name} today, the daily limit; it resets at "
-                f"{iso(reset)}",
-                int((reset - moment).total_seconds()) + 1,
-            )
+            raise _daily_limit(f"{today} submissions to {testset.name} today", start, moment)
         submission_id = _insert(
             connection, testset.id, testset.version_id, team_id, name, digest, hypothesis,
             series=series, labels=json.dumps(labels or {}, ensure_ascii=False),
