@@ -176,7 +176,8 @@ def chrf_ter_values(params: dict[str, Any]) -> dict[str, dict[str, Any]]:
     "inputs",
     multiple=True,
     metavar="FILE...",
-    help="Hypothesis file(s); standard input when absent. Several files: one per system.",
+    help="Hypothesis file(s); standard input when absent. Several files: one per system "
+    "(NAME=FILE or NAME:FILE names one).",
 )
 @click.option(
     "-m",
@@ -518,7 +519,7 @@ def scoring_options(args: Sequence[str]) -> Any:
 
 
 @click.command(name="report", context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("results", nargs=-1, required=True, metavar="[NAME:]RESULT.json...")
+@click.argument("results", nargs=-1, required=True, metavar="[NAME=]RESULT.json...")
 @click.option(
     "-f",
     "--format",
@@ -535,7 +536,8 @@ def report_command(results: tuple[str, ...], fmt: str, width: int) -> None:
     """One table, systems x (test set, metric), from result files of bleucli or SacreBLEU.
 
     Each file is any JSON that bleucli writes (one result, several metrics, several systems,
-    paired tests) or SacreBLEU's. Rows are named after the file or NAME: in NAME:RESULT.json.
+    paired tests) or SacreBLEU's. Rows are named after the file, or NAME in NAME=RESULT.json
+    (or NAME:RESULT.json).
     Signatures are compared without their version field; a column that mixes signatures is
     reported on stderr.
     """
@@ -635,6 +637,8 @@ def gate_command(current: str, baseline_path: str, **params: Any) -> None:
 
     outcome = run(GateRequest(current=current, baseline=baseline_path, **params))
     click.echo(outcome.text)
+    if outcome.annotations:
+        click.echo(outcome.annotations, err=True)
     if outcome.exit_code:
         raise click.exceptions.Exit(outcome.exit_code)
 
@@ -675,7 +679,8 @@ def merge_command(
     "inputs",
     multiple=True,
     metavar="FILE...",
-    help="Line-aligned outputs of several systems: each line's candidates (-: stdin).",
+    help="Line-aligned outputs of several systems: each line's candidates (-: stdin; "
+    "NAME=FILE names one).",
 )
 @click.option(
     "--samples",
@@ -816,7 +821,7 @@ def _analysis_options(function):
                 multiple=True,
                 metavar="FILE",
                 help="System outputs (repeat, or several after one -i); the first is "
-                "the baseline. NAME:FILE names a system.",
+                "the baseline. NAME=FILE (or NAME:FILE) names a system.",
             ),
             click.option(
                 "-m",

@@ -27,7 +27,7 @@ HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
     "inputs",
     multiple=True,
     metavar="[NAME=]FILE...",
-    help="System outputs (named after the file without its extension, or NAME=FILE).",
+    help="System outputs (named after the file without its extension, or NAME=FILE / NAME:FILE).",
 )
 @click.option("--human", metavar="FILE", help="Human scores of the -i systems.")
 @click.option(

@@ -30,6 +30,31 @@ class TextSource:
     named: bool = False
 
 
+#: What separates a system's name from its file: ``NAME=FILE`` or ``NAME:FILE``.
+NAME_SEPARATORS = ("=", ":")
+
+
+def split_named(spec: str) -> tuple[str | None, str]:
+    """(name, path) of a system given as ``NAME=FILE``, ``NAME:FILE`` or ``FILE`` (name
+    None), the same in every command. A path that exists is always read as a path (a file
+    may have ``=`` or ``:`` in its name); otherwise the first separator whose rest is a file
+    that exists splits it, else the first separator (so the error names the missing file)."""
+    import os
+
+    if os.path.exists(spec):
+        return None, spec
+    splits = []
+    for position, char in enumerate(spec):
+        if char in NAME_SEPARATORS and 0 < position < len(spec) - 1:
+            splits.append((spec[:position], spec[position + 1 :]))
+    for name, path in splits:
+        if os.path.exists(path):
+            return name, path
+    if splits and not spec.startswith(("/", ".")) and "/" not in splits[0][0]:
+        return splits[0]
+    return None, spec
+
+
 def check_encoding(encoding: str) -> None:
     try:
         codecs.lookup(encoding)

@@ -394,7 +394,9 @@ def test_mbr_command_over_systems_and_samples(tmp_path, corpus) -> None:
     assert as_json.exit_code == 0, as_json.stderr
     document = json.loads(as_json.stdout)
     ter = mbr(candidates, "ter")
-    assert [c["index"] for c in document["choices"]] == ter.best
+    assert [c["candidate"] for c in document["choices"]] == [k + 1 for k in ter.best]
+    assert [c["line"] for c in document["choices"]] == list(range(1, len(candidates) + 1))
+    assert all(c["system"] is None for c in document["choices"])  # samples have no names
     assert document["lower_is_better"] is True and document["signature"].startswith("MBR|")
     assert document["choices"][0]["utilities"] == np.asarray(ter.utilities[0]).tolist()
 

@@ -103,11 +103,10 @@ def test_json_junit_and_github_annotations(tmp_path, baseline) -> None:
         tmp_path, current, "-f", "json", "--junit", "report.xml", env={"GITHUB_ACTIONS": "true"}
     )
     assert proc.returncode == 3
-    text = proc.stdout.decode()
-    report = json.loads(text[: text.index("\n::error")])
+    report = json.loads(proc.stdout)  # stdout is one JSON document, on GitHub Actions too
     assert report["passed"] is False
     assert {(c["check"], c["reason"]) for c in report["checks"]} == {("signature", "signature")}
-    assert "::error title=bleucli gate: BLEU signature::signature" in text
+    assert "::error title=bleucli gate: BLEU signature::signature" in proc.stderr.decode()
     root = ET.parse(tmp_path / "report.xml").getroot()
     suite = root.find("testsuite")
     assert suite is not None and suite.get("tests") == "3" and suite.get("failures") == "3"

@@ -61,8 +61,9 @@ class GateRequest:
 
 @dataclass
 class GateOutcome:
-    text: str
+    text: str  # stdout: the lines, or with -f json exactly one JSON document
     exit_code: int
+    annotations: str = ""  # GitHub Actions workflow commands, for stderr (the runner reads both)
 
 
 def run(request: GateRequest) -> GateOutcome:
@@ -91,14 +92,10 @@ def run(request: GateRequest) -> GateOutcome:
 
         checks = significance_gate(checks, baseline, current, request)
     text = render_json(checks) if request.fmt == "json" else render_text(checks)
-    if os.environ.get("GITHUB_ACTIONS") == "true":
-        annotations = github_annotations(checks)
-        if annotations:
-            text += "\n" + annotations
     if request.junit:
         write_junit(checks, request.junit)
     failed = any(c.status == "fail" for c in checks)
-    return GateOutcome(text, EXIT_GATE_FAILED if failed else 0)
+    return GateOutcome(text, EXIT_GATE_FAILED if failed else 0, actions_annotations(checks))
 
 
 def by_key(records: list[ScoreRecord]) -> dict[tuple[str, str, str], ScoreRecord]:
@@ -243,6 +240,12 @@ def render_json(checks: list[Check]) -> str:
         {"passed": all(c.status == "pass" for c in checks), "checks": [asdict(c) for c in checks]},
         indent=1,
     )
+
+
+def actions_annotations(checks: list[Check]) -> str:
+    """Under GitHub Actions, the annotations of the failed checks (for stderr: stdout keeps
+    one document); elsewhere nothing."""
+    return github_annotations(checks) if os.environ.get("GITHUB_ACTIONS") == "true" else ""
 
 
 def github_annotations(checks: list[Check]) -> str:

@@ -111,13 +111,12 @@ def filter_systems(options: Options, systems: list[TextSource], selected: int) -
 def load_systems(options: Options) -> list[TextSource]:
     """Hypothesis streams: one per ``-i`` file, or tab-separated columns of standard input."""
     if options.inputs:
-        import os
+        from bleucli.io import split_named
 
         systems: list[TextSource] = []
         for spec in options.inputs:
-            name, sep, path = spec.partition(":")
-            if not sep or os.path.exists(spec):  # "name:path" names a system
-                name = path = spec
+            given, path = split_named(spec)  # NAME=FILE or NAME:FILE names a system
+            name = given or path
             if name in (s.name for s in systems):
                 raise ConfigError(f"{name!r} is given twice as a system")
             source = read_file(path, options.encoding)

@@ -74,6 +74,18 @@ def _samples_file(
     return groups, references if pseudo else None
 
 
+def system_names(specs: list[str]) -> tuple[list[str], list[str]]:
+    """(names, paths) of ``-i`` systems given as ``NAME=FILE``, ``NAME:FILE`` or ``FILE``."""
+    from bleucli.io import split_named
+
+    names, paths = [], []
+    for spec in specs:
+        name, path = split_named(spec)
+        names.append(name or path)
+        paths.append(path)
+    return names, paths
+
+
 def _system_outputs(paths: list[str], encoding: str) -> list[list[str]]:
     """Per line, the outputs of every system: line-aligned files, equally long."""
     from bleucli.io import read_file_or_stdin
@@ -107,21 +119,24 @@ def run(request: MBRRequest) -> str:
         )
     if request.pseudo_field and not request.samples:
         raise UsageError("--pseudo-field reads pseudo-references from --samples")
+    names: list[str] | None = None
     if request.samples:
         groups, pseudo = _samples_file(
             request.samples, request.samples_field, request.pseudo_field, request.encoding
         )
     else:
-        groups, pseudo = _system_outputs(request.inputs, request.encoding), None
+        names, paths = system_names(request.inputs)
+        groups, pseudo = _system_outputs(paths, request.encoding), None
     result = mbr(
         groups, request.metric, pseudo_references=pseudo, threads=request.threads, **request.options
     )
     if request.fmt == "json":
         utilities = result.utilities
-        choices = [
+        choices = [  # lines and candidates counted from 1, as everywhere in bleucli's output
             {
-                "source": i + 1,
-                "index": k,
+                "line": i + 1,
+                "candidate": k + 1,
+                "system": names[k] if names is not None else None,
                 "output": text,
                 "utilities": [None if u != u else float(u) for u in utilities[i]],
             }

@@ -66,12 +66,15 @@ class Loaded:
 
 
 def _system_name(spec: str) -> tuple[str, str]:
-    """``NAME=FILE`` or ``FILE`` (named after the file, without its last extension)."""
-    name, sep, path = spec.partition("=")
-    if sep and name and path and not os.path.exists(spec):
+    """``NAME=FILE``, ``NAME:FILE`` or ``FILE`` (named after the file, without its last
+    extension)."""
+    from bleucli.io import split_named
+
+    name, path = split_named(spec)
+    if name is not None:
         return name, path
-    base = os.path.basename(spec)
-    return (base.rsplit(".", 1)[0] if "." in base.lstrip(".") else base), spec
+    base = os.path.basename(path)
+    return (base.rsplit(".", 1)[0] if "." in base.lstrip(".") else base), path
 
 
 def _load_plain(request: MetaEvalRequest) -> Loaded:

@@ -36,10 +36,10 @@ class ReportRequest:
 
 
 def _load(spec: str) -> tuple[str, list[ScoreRecord]]:
-    name, sep, path = spec.partition(":")
-    if not sep or Path(spec).exists():
-        name, path = Path(spec).stem, spec
-    return name, load_results(path)
+    from bleucli.io import split_named
+
+    name, path = split_named(spec)
+    return name or Path(path).stem, load_results(path)
 
 
 def _column_signature(record: ScoreRecord) -> str:

@@ -146,15 +146,20 @@ def gate(
     fmt: str,
     junit: str | None,
     timeout: float = 600.0,
-) -> tuple[str, int]:
+) -> tuple[str, int, str]:
     """The server-side gate of a scored run (queued for a worker, then polled):
     ``bleucli gate``'s lines (or ``-f json``), JUnit report, GitHub annotations and step
-    summary, and its exit code (3: failed)."""
+    summary, and its exit code (3: failed): (stdout, exit code, annotations for stderr)."""
     import os
 
     import requests
 
-    from bleucli.commands.gate import EXIT_GATE_FAILED, github_annotations, render_text, write_junit
+    from bleucli.commands.gate import (
+        EXIT_GATE_FAILED,
+        actions_annotations,
+        render_text,
+        write_junit,
+    )
     from bleucli.results import Check
 
     base = server.rstrip("/")
@@ -180,17 +185,15 @@ def gate(
         else "no earlier run on this version of the test set (the first of its series there)"
     )
     text = json.dumps(verdict, indent=1) if fmt == "json" else head + "\n" + render_text(checks)
+    annotations = actions_annotations(checks)
     if os.environ.get("GITHUB_ACTIONS") == "true":
-        annotations = github_annotations(checks)
-        if annotations:
-            text += "\n" + annotations
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if summary:
             with open(summary, "a", encoding="utf-8") as handle:
                 handle.write(step_summary(head, checks))
     if junit:
         write_junit(checks, junit)
-    return text, EXIT_GATE_FAILED if not verdict["passed"] else 0
+    return text, EXIT_GATE_FAILED if not verdict["passed"] else 0, annotations
 
 
 def step_summary(head: str, checks: list[Any]) -> str:

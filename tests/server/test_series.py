@@ -297,7 +297,10 @@ def test_github_actions_annotations_and_step_summary(tmp_path) -> None:
         assert bleucli(*args, "-i", HYP, env=env).returncode == 0
         failed = bleucli(*args, "-i", HYP2, env=env, check=False)
         assert failed.returncode == 3
-        assert "::error title=bleucli gate: BLEU drop::drop: worse by" in failed.stdout
+        assert "::error title=bleucli gate: BLEU drop::drop: worse by" in failed.stderr
+        as_json = bleucli(*args, "-i", HYP2, "-f", "json", env=env, check=False)
+        assert as_json.returncode == 3 and json.loads(as_json.stdout)["passed"] is False
+        assert "::error" in as_json.stderr and "::error" not in as_json.stdout
         text = summary.read_text(encoding="utf-8")
-        assert text.count("### bleucli gate: ") == 2 and "### bleucli gate: failed" in text
+        assert text.count("### bleucli gate: ") == 3 and "### bleucli gate: failed" in text
         assert "| FAIL | BLEU drop | 59.9 | 39.7 |" in text
