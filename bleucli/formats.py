@@ -44,10 +44,28 @@ TABLE_FORMATS = {
 _LATEX_SYMBOLS = {"μ": ("\x01", "$\\mu$"), "±": ("\x02", "$\\pm$")}
 
 
-def table(rows: list[list[str]], headers: list[str], fmt: str, **options: Any) -> str:
+def table(
+    rows: list[list[str]],
+    headers: list[str],
+    fmt: str,
+    kinds: Sequence[str] | None = None,
+    **options: Any,
+) -> str:
     """A tabulate table in ``fmt`` that pastes into its target: LaTeX with its special
-    characters escaped and μ/± as math symbols, HTML with every cell escaped."""
+    characters escaped and μ/± as math symbols, HTML with every cell escaped.
+
+    ``kinds`` ("text" or "number" per column) aligns every format but text the one way:
+    names left, numbers right (LaTeX ``{lrr}``); text keeps the ``options`` given (the
+    scoring command's tables look as SacreBLEU's)."""
     from tabulate import tabulate
+
+    if kinds is not None and fmt != "text":
+        options = {
+            key: value
+            for key, value in options.items()
+            if key not in ("colalign", "stralign", "numalign")
+        }
+        options["colalign"] = tuple("left" if kind == "text" else "right" for kind in kinds)
 
     if fmt == "latex":
 
@@ -109,6 +127,44 @@ def notes(title: str, items: list[str], fmt: str, remarks: Sequence[str] = ()) -
     )
 
 
+SIGNATURES_TITLE = "Metric signatures"
+
+
+def signature_list(items: Sequence[str], fmt: str, remarks: Sequence[str] = ()) -> str:
+    """The one layout of a signature list under a table, in every command: in text
+    SacreBLEU's (a dashed heading, ``' - NAME       SIGNATURE'``), elsewhere the table's own
+    syntax (:func:`notes`). ``items`` are ``"NAME: SIGNATURE"``."""
+    if fmt != "text":
+        return notes(SIGNATURES_TITLE, list(items), fmt, remarks)
+    lines = ["", *remarks, *([""] if remarks else [])]
+    rule = "-" * len(SIGNATURES_TITLE)
+    lines += [rule, SIGNATURES_TITLE, rule]
+    for item in items:
+        name, sep, signature = item.partition(": ")
+        lines.append(f" - {name:<10} {signature}" if sep else f" - {item}")
+    return "\n".join(lines)
+
+
+#: Formats a reader sees as a table in a paper or page: systems go by their display names
+#: there (text and JSON keep SacreBLEU's naming: the path as given).
+DISPLAY_FORMATS = ("html", "latex", "markdown")
+
+
+def shown_names(
+    names: Sequence[str], fmt: str, explicit: Sequence[bool] | None = None
+) -> tuple[dict[str, str], str]:
+    """(name -> what a table calls it, the list of files to print once under it): in
+    html, LaTeX and Markdown the short display names of :mod:`bleucli.analysis.names`
+    (``Online-A`` for ``outputs/uk-en/runs/sys.Online-A.de``), elsewhere the names as given."""
+    if fmt not in DISPLAY_FORMATS:
+        return {name: name for name in names}, ""
+    from bleucli.analysis.names import display_names
+
+    shown = dict(zip(names, display_names(list(names), explicit)))
+    changed = [f"{short}: {name}" for name, short in shown.items() if short != name]
+    return shown, (notes("Systems", changed, fmt) + "\n") if changed else ""
+
+
 def multi_system(results: Sequence[Result], fmt: str, width: int, short: bool) -> str:
     """Several systems: a table of scores (systems x metrics) and the metric signatures."""
     systems: list[str] = []
@@ -139,19 +195,13 @@ def multi_system(results: Sequence[Result], fmt: str, width: int, short: bool) -
         [[system, *(f"{cells[system, m].score:.{width}f}" for m in metrics)] for system in systems],
         ["System", *metrics],
         fmt,
+        ["text", *(["number"] * len(metrics))],
         colalign=("right",),
         stralign="center",
         numalign="center",
     )
-    if fmt == "text":
-        legend = ["", "-----------------", "Metric signatures", "-----------------"]
-        legend += [f" - {name:<10} {sig}" for name, sig in signatures.items()]
-        return rendered + "\n" + "\n".join(legend)
-    return (
-        rendered
-        + "\n"
-        + notes("Metric signatures", [f"{name}: {sig}" for name, sig in signatures.items()], fmt)
-    )
+    items = [f"{name}: {sig}" for name, sig in signatures.items()]
+    return rendered + "\n" + signature_list(items, fmt)
 
 
 def paired_table(
@@ -163,6 +213,7 @@ def paired_table(
     test: str,
     n_samples: int,
     json_layout: str = "sacrebleu",
+    explicit: Sequence[bool] | None = None,
 ) -> str:
     """Systems x metrics with p-values against the baseline (first row), and a legend.
 
@@ -217,6 +268,8 @@ def paired_table(
             indent=1,
             ensure_ascii=False,
         )
+    shown, files = shown_names(systems, fmt, explicit)
+    names = [f"Baseline: {shown[systems[0]]}", *(shown[name] for name in systems[1:])]
     separator = "\n" if fmt == "text" else " "
     headers = ["System"]
     columns = []
@@ -236,6 +289,7 @@ def paired_table(
         [[name, *row] for name, row in zip(names, zip(*columns))],
         headers,
         fmt,
+        ["text", *(["number"] * len(columns))],
         colalign=("right",),
         stralign="center",
     )
@@ -245,25 +299,8 @@ def paired_table(
         "* p <= 0.05: the difference to the baseline is unlikely to be due to chance "
         "(it says nothing about which system is better).",
     ]
-    if fmt == "text":
-        legend = [
-            "",
-            *remarks,
-            "",
-            "Metric signatures:",
-            *[f" - {name:<10} {sig}" for name, sig in signatures.items()],
-        ]
-        return rendered + "\n" + "\n".join(legend)
-    return (
-        rendered
-        + "\n"
-        + notes(
-            "Metric signatures:",
-            [f"{name}: {sig}" for name, sig in signatures.items()],
-            fmt,
-            remarks,
-        )
-    )
+    items = [f"{name}: {sig}" for name, sig in signatures.items()]
+    return rendered + "\n" + files + signature_list(items, fmt, remarks)
 
 
 def sentence_header(names: Sequence[str], signatures: dict[str, str], fmt: str) -> str:
@@ -322,7 +359,14 @@ def sentence_rows(
     )
 
 
-def rank_table(rankings: Sequence[Any], fmt: str, width: int, test: str, n_samples: int) -> str:
+def rank_table(
+    rankings: Sequence[Any],
+    fmt: str,
+    width: int,
+    test: str,
+    n_samples: int,
+    explicit: dict[str, bool] | None = None,
+) -> str:
     """``--rank``: per metric, systems best first with cluster, rank range, score and
     interval; JSON adds every pair's raw and Holm-corrected p-value."""
     from bleucli.ranking import ALPHA
@@ -365,33 +409,38 @@ def rank_table(rankings: Sequence[Any], fmt: str, width: int, test: str, n_sampl
             }
         return json.dumps(document, indent=1, ensure_ascii=False)
     parts = []
+    every = list(dict.fromkeys(s.name for ranking in rankings for s in ranking.systems))
+    flags = [bool((explicit or {}).get(name)) for name in every]
+    shown, files = shown_names(every, fmt, flags)
     for ranking in rankings:
         direction = "higher" if ranking.higher_is_better else "lower"
         rows = [
             [
                 str(s.cluster),
                 f"{s.rank_low}-{s.rank_high}" if s.rank_low != s.rank_high else str(s.rank_low),
-                s.name,
+                shown[s.name],
                 f"{s.score:.{width}f} ({s.mean:.{width}f} ± {s.ci:.{width}f})",
             ]
             for s in ranking.systems
         ]
         headers = ["Cluster", "Rank range", "System", f"{ranking.metric} (μ ± 95% CI)"]
         title = f"{ranking.metric} ({direction} is better)"
+        rendered = table(
+            rows, headers, fmt, ["number", "number", "text", "number"],
+            colalign=("center", "center", "right"),
+        )  # fmt: skip
         if fmt == "text":
-            parts.append(
-                f"{title}\n" + table(rows, headers, fmt, colalign=("center", "center", "right"))
-            )
+            parts.append(f"{title}\n" + rendered)
         elif fmt == "markdown":
-            parts.append(f"**{title}**\n\n" + table(rows, headers, fmt))
+            parts.append(f"**{title}**\n\n" + rendered)
         elif fmt == "html":
             import html
 
-            parts.append(f"<h3>{html.escape(title)}</h3>\n" + table(rows, headers, fmt))
+            parts.append(f"<h3>{html.escape(title)}</h3>\n" + rendered)
         elif fmt == "latex":
-            parts.append(f"% {title}\n" + table(rows, headers, fmt))
+            parts.append(f"% {title}\n" + rendered)
         else:
-            parts.append(f"# {title}\n" + table(rows, headers, fmt))
+            parts.append(f"# {title}\n" + rendered)
     remarks = [
         f"Ranked by score; intervals and rank ranges over {n_samples} bootstrap resamples "
         f"(95%); all pairs compared with the {kind} test ({n_samples} samples), p-values "
@@ -399,10 +448,4 @@ def rank_table(rankings: Sequence[Any], fmt: str, width: int, test: str, n_sampl
         f"(corrected p < {ALPHA}) than every system below it.",
     ]
     signatures = [f"{r.metric}: {r.signature}" for r in rankings]
-    if fmt == "text":
-        return (
-            "\n\n".join(parts)
-            + "\n\n"
-            + "\n".join([*remarks, "", "Metric signatures:", *[f" - {s}" for s in signatures]])
-        )
-    return "\n\n".join(parts) + "\n" + notes("Metric signatures:", signatures, fmt, remarks)
+    return "\n\n".join(parts) + "\n" + files + signature_list(signatures, fmt, remarks)

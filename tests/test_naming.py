@@ -36,7 +36,10 @@ def test_the_rule(tmp_path: Path, odd: str) -> None:
     assert split_named(f"x={odd}") == ("x", odd)
     assert split_named(f"x:{odd}") == ("x", odd)
     assert split_named("new=missing.de") == ("new", "missing.de")  # the error names missing.de
-    assert split_named(str(tmp_path / "missing=file.de")) == (None, str(tmp_path / "missing=file.de"))
+    assert split_named(str(tmp_path / "missing=file.de")) == (
+        None,
+        str(tmp_path / "missing=file.de"),
+    )
 
 
 def _specs(odd: str) -> list[list[str]]:
@@ -52,7 +55,9 @@ def test_scoring_names_systems_both_ways(odd: str) -> None:
     plain = run_cli([REF, "-i", HYP, odd, "-f", "json"])
     assert plain.exit_code == 0 and json.loads(plain.stdout)[1]["system"] == odd
     missing = run_cli([REF, "-i", "new=nowhere.de"])
-    assert missing.exit_code == 1 and "nowhere.de" in missing.stderr and "new=" not in missing.stderr
+    assert (
+        missing.exit_code == 1 and "nowhere.de" in missing.stderr and "new=" not in missing.stderr
+    )
 
 
 def test_analyze_plot_and_rank_name_systems_both_ways(tmp_path: Path, odd: str) -> None:
@@ -85,11 +90,39 @@ def test_report_mbr_and_meta_eval_name_systems_both_ways(tmp_path: Path, odd: st
     assert as_path.exit_code == 0 and "odd=name:x" in as_path.stdout
     human = tmp_path / "human.tsv"
     human.write_text(
-        "".join(f"{system}\t{line}\t{score}\n" for system, base in (("base", 0.1), ("new", -0.2))
-                for line, score in ((k + 1, base + (k % 5) / 10) for k in range(30)))  # fmt: skip
+        "".join(
+            f"{system}\t{line}\t{score}\n"
+            for system, base in (("base", 0.1), ("new", -0.2))
+            for line, score in ((k + 1, base + (k % 5) / 10) for k in range(30))
+        )  # fmt: skip
     )
     for sep in ("=", ":"):
         table = run_cli(["meta-eval", REF, "-i", f"base{sep}{HYP}", f"new{sep}{odd}", "--human", str(human),
                          "--stat", "sys-accuracy", "-f", "json"])  # fmt: skip
         assert table.exit_code == 0, table.stderr
         assert json.loads(table.stdout)["systems"] == ["base", "new"]
+
+
+@pytest.mark.parametrize("fmt", ["html", "latex", "markdown"])
+@pytest.mark.parametrize("test", ["--rank", "--paired-bs"])
+def test_paper_tables_use_display_names_and_list_the_files_once(tmp_path: Path, fmt: str, test: str) -> None:
+    folder = tmp_path / "experiments" / "2026-12-wmt22-final-submission-analysis" / "outputs" / "uk-en" / "runs"
+    folder.mkdir(parents=True)
+    paths = []
+    for name, source in (("Online-A", HYP), ("Lan-Bridge", HYP2), ("JDExploreAcademy", REF)):
+        path = folder / f"uk-en_newstest2022_sys.{name}.de"
+        shutil.copy(source, path)
+        paths.append(str(path))
+    result = run_cli([REF, "-i", *paths, test, "-m", "bleu", "-f", fmt, "-pbsn", "100"])
+    assert result.exit_code == 0, result.stderr
+    text = result.stdout
+    for path, short in zip(paths, ("Online-A", "Lan-Bridge", "JDExploreAcademy")):
+        escaped = path.replace("_", "\\_") if fmt == "latex" else path
+        assert text.count(escaped) + text.count(path) >= 1  # listed under the table ...
+        assert text.count(path.rsplit("/", 1)[0]) == 3  # ... once per file, never in a row
+        assert short in text
+    rows = [line for line in text.splitlines() if "Online-A" in line and "runs/" not in line]
+    assert rows  # a table row carries the short name
+    # text and JSON keep SacreBLEU's naming: the path as given
+    plain = run_cli([REF, "-i", *paths, test, "-m", "bleu", "-f", "text", "-pbsn", "100"])
+    assert paths[0] in plain.stdout

@@ -28,7 +28,7 @@ def render_systems(analysis: Analysis, fmt: str) -> str:
 
 
 def render_table(table: Table, fmt: str, width: int) -> str:
-    from bleucli.formats import notes
+    from bleucli.formats import signature_list
     from bleucli.formats import table as tabulated
 
     body = tabulated(table.cells(width), table.headers, fmt)
@@ -36,7 +36,7 @@ def render_table(table: Table, fmt: str, width: int) -> str:
         fmt, f"{table.title}\n"
     )
     remarks = [table.note] if table.note else []
-    return title + body + "\n" + notes("Signatures:", table.signatures, fmt, remarks)
+    return title + body + "\n" + signature_list(table.signatures, fmt, remarks)
 
 
 def render_examples(comparison: Comparison, fmt: str, width: int) -> str:

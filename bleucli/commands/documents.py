@@ -84,7 +84,7 @@ def by_document(
     testset_fields: dict[str, str | None],
     n_lines: int,
 ) -> str:
-    from bleucli.formats import notes, table
+    from bleucli.formats import signature_list, table
 
     documents = group(document_ids(options, n_lines))
     scores, display = document_scores(metrics, systems, documents)
@@ -133,10 +133,7 @@ def by_document(
     return (
         rendered
         + "\n"
-        + notes(
-            "Metric signatures:",
-            items,
-            options.fmt,
-            ["Scores per document: each document's lines scored as a corpus."],
+        + signature_list(
+            items, options.fmt, ["Scores per document: each document's lines scored as a corpus."]
         )
     )

@@ -39,6 +39,7 @@ def paired(options: Options, metrics: dict[str, Metric], systems: list[TextSourc
         test,
         n_samples,
         options.json_layout,
+        [s.named for s in systems],
     )
 
 

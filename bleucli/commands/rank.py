@@ -34,7 +34,8 @@ def rank(options: Options, metrics: dict[str, Metric], systems: list[TextSource]
         options.jobs or automatic_jobs(len(systems)),
         options.short,
     )
-    return rank_table(rankings, options.fmt, options.width, test, n_samples)
+    explicit = {s.name: s.named for s in systems}
+    return rank_table(rankings, options.fmt, options.width, test, n_samples, explicit)
 
 
 def rank_all(

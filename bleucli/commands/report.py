@@ -43,11 +43,11 @@ def _load(spec: str) -> tuple[str, list[ScoreRecord]]:
 
 
 def _column_signature(record: ScoreRecord) -> str:
-    """The signature without test-set fields (the column says them) and without version."""
+    """The signature without test-set fields (the column says them)."""
     short_testset = {"t", "l", "o", "S"}
     return "|".join(
         part
-        for part in comparable_signature(record.signature).split("|")
+        for part in record.signature.split("|")
         if part and part.split(":", 1)[0] not in (*TESTSET_KEYS, *short_testset)
     )
 
@@ -71,7 +71,7 @@ def _refuse_mixed_alignments(
 
 def build_report(request: ReportRequest) -> str:
     """Render systems x (test set, metric) scores with one signature line per metric."""
-    from bleucli.formats import notes, table
+    from bleucli.formats import signature_list, table
 
     systems: list[str] = []
     columns: list[tuple[str, str]] = []
@@ -99,10 +99,12 @@ def build_report(request: ReportRequest) -> str:
             signature = _column_signature(record)
             if signature:
                 signatures.setdefault(column, set()).add(signature)
-    mixed_columns = [c for c, sigs in signatures.items() if len(sigs) > 1]
+    mixed_columns = [
+        c for c, sigs in signatures.items() if len({comparable_signature(x) for x in sigs}) > 1
+    ]
     label = {c: f"{c[1]} ({c[0]})" if c[0] != "-" else c[1] for c in columns}
     _refuse_mixed_alignments(signatures, label)
-    for column in mixed_columns:
+    for column in mixed_columns:  # comparable_signature: the version field aside
         logger.warning(
             f"{label[column]} mixes different signatures; those scores are not "
             f"comparable: {' vs '.join(sorted(signatures[column]))}"
@@ -143,7 +145,8 @@ def build_report(request: ReportRequest) -> str:
         ]
         for s in systems
     ]
-    rendered = table(rows, headers, request.fmt, colalign=("left",))
+    rendered = table(rows, headers, request.fmt, ["text", *(["number"] * len(columns))],
+                     colalign=("left",))  # fmt: skip
     items = [
         f"{label[column]}: {sig}" for column, sigs in signatures.items() for sig in sorted(sigs)
     ]
@@ -152,4 +155,4 @@ def build_report(request: ReportRequest) -> str:
         if mixed_columns
         else []
     )
-    return rendered + "\n" + notes("Signatures:", items, request.fmt, remarks)
+    return rendered + "\n" + signature_list(items, request.fmt, remarks)
