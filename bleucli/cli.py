@@ -905,11 +905,17 @@ def _analysis_options(function):
     return function
 
 
-def _analysis_request(params: dict[str, Any], fmt: str) -> Any:
+def _analysis_request(params: dict[str, Any], fmt: str, chosen: str | None = None) -> Any:
+    """``analyze``'s and ``plot``'s request; ``chosen``: the metric of their examples or
+    figure (``--example-metric``, ``--metric``), computed too when ``-m`` did not ask for it."""
     from bleucli import progress
+    from bleucli.analysis.compute import metric_key
     from bleucli.commands.request import Options
 
     metrics = tuple(m.lower() for m in params["metrics"]) or ("bleu", "chrf")
+    key = metric_key(chosen) if chosen else None
+    if key is not None and key not in metrics:
+        metrics = (*metrics, key)
     explicit = {"width"} if params["width"] != 1 else set()
     options = Options(
         refs=params["refs"],
@@ -999,7 +1005,7 @@ def analyze_command(
     from bleucli.commands.request import check_range
 
     check_range("--top", top, 1, 10_000)
-    options = _analysis_request(params, fmt)
+    options = _analysis_request(params, fmt, example_metric)
     click.echo(analyze(options, source, train, top, example_metric, html_path))
 
 
@@ -1009,7 +1015,12 @@ def analyze_command(
 @click.option(
     "-o", "--output", required=True, metavar="FILE", help="Figure file: .pdf, .png or .svg."
 )
-@click.option("--metric", "metric_name", metavar="NAME", help="Metric to plot (default BLEU).")
+@click.option(
+    "--metric",
+    "metric_name",
+    metavar="NAME",
+    help="The metric to plot (default BLEU, else the first of -m); added to -m if needed.",
+)
 def plot_command(kind: str, output: str, metric_name: str | None, **params: Any) -> None:
     """Figures for papers (needs bleucli[plot]): scores per system with 95% intervals, the
     bootstrap distribution of the first two systems' difference, or scores by reference
@@ -1020,7 +1031,8 @@ def plot_command(kind: str, output: str, metric_name: str | None, **params: Any)
     """
     from bleucli.commands.analyze import plot
 
-    click.echo(plot(_analysis_request(params, "text"), kind, output, metric_name), err=True)
+    options = _analysis_request(params, "text", metric_name)
+    click.echo(plot(options, kind, output, metric_name), err=True)
 
 
 def check_width(width: int) -> int:

@@ -155,6 +155,12 @@ def meta_eval_command(refs: tuple[str, ...], **params: Any) -> None:
     from bleucli.metaeval.significance import TestSettings
 
     _configure_logging(params["quiet"])
+    ctx = click.get_current_context()
+    explicit = frozenset(
+        name
+        for name in params
+        if ctx.get_parameter_source(name) not in (click.core.ParameterSource.DEFAULT, None)
+    )
     request = MetaEvalRequest(
         refs=refs,
         inputs=params["inputs"],
@@ -182,6 +188,7 @@ def meta_eval_command(refs: tuple[str, ...], **params: Any) -> None:
         allow_missing=params["allow_missing"],
         fmt=params["fmt"],
         width=params["width"],
+        explicit=explicit,
     )  # fmt: skip
 
     def report(line: str) -> None:

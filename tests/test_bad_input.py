@@ -351,7 +351,7 @@ def test_any_damaged_shard_is_one_line_error(pristine_shards, index, key, value)
         (["--from-signature", "BLEU|nrefs:1|bs:abc"], "bs:abc is not a number"),
         (["-e", "klingon"], "unknown encoding 'klingon'"),
         (["-tok", "nope"], "unknown tokenizer 'nope'"),
-        (["-l", "ende"], "is not of the form src-trg"),
+        (["-l", "ende"], "is not a language pair SRC-TRG"),
     ],
 )
 def test_option_values_out_of_range_are_usage_errors(args, message) -> None:

@@ -105,8 +105,17 @@ def test_report_mbr_and_meta_eval_name_systems_both_ways(tmp_path: Path, odd: st
 
 @pytest.mark.parametrize("fmt", ["html", "latex", "markdown"])
 @pytest.mark.parametrize("test", ["--rank", "--paired-bs"])
-def test_paper_tables_use_display_names_and_list_the_files_once(tmp_path: Path, fmt: str, test: str) -> None:
-    folder = tmp_path / "experiments" / "2026-12-wmt22-final-submission-analysis" / "outputs" / "uk-en" / "runs"
+def test_paper_tables_use_display_names_and_list_the_files_once(
+    tmp_path: Path, fmt: str, test: str
+) -> None:
+    folder = (
+        tmp_path
+        / "experiments"
+        / "2026-12-wmt22-final-submission-analysis"
+        / "outputs"
+        / "uk-en"
+        / "runs"
+    )
     folder.mkdir(parents=True)
     paths = []
     for name, source in (("Online-A", HYP), ("Lan-Bridge", HYP2), ("JDExploreAcademy", REF)):

@@ -474,9 +474,16 @@ def analyze(
     return Analysis(inputs.names, tables, comparisons, inputs.signatures, inputs.files)
 
 
-def choose_metric(inputs: Inputs, name: str | None) -> str:
-    """The metric key for score bands and examples: ``name`` (display name or key, any
-    case), else BLEU, else the first metric."""
+def metric_key(name: str) -> str | None:
+    """The ``-m`` name of a metric named as ``-m`` or a result names it (``TER``, ``chrF2``,
+    ``chrF2++``), or None."""
+    key = name.lower().rstrip("+0123456789")
+    return key if key in ("bleu", "chrf", "ter") else None
+
+
+def choose_metric(inputs: Inputs, name: str | None, flag: str = "--example-metric") -> str:
+    """The metric key for score bands, examples and figures: ``name`` (display name or key,
+    any case), else BLEU, else the first metric."""
     from bleucli.errors import UsageError
 
     if name is None:
@@ -488,5 +495,6 @@ def choose_metric(inputs: Inputs, name: str | None) -> str:
         if name.lower() in (key.lower(), inputs.display[key].lower()):
             return key
     raise UsageError(
-        f"--example-metric {name!r}: not among the metrics ({', '.join(inputs.display.values())})"
+        f"{flag} {name!r}: not among the metrics ({', '.join(inputs.display.values())}); "
+        "-m bleu, chrf or ter, or a --segment-scores NAME"
     )

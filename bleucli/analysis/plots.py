@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from bleucli.errors import ConfigError
+from bleucli.errors import ConfigError, UsageError
 
 INSTALL_HINT = "pip install 'bleucli[plot]'"
 SUFFIXES = (".pdf", ".png", ".svg")
@@ -276,7 +276,7 @@ def save(fig: Any, path: str) -> None:
     """Write ``fig`` to ``path``; the suffix picks the format."""
     plt = _pyplot()
     if not path.lower().endswith(SUFFIXES):
-        raise ConfigError(f"{path}: plots are written as {', '.join(SUFFIXES)}")
+        raise UsageError(f"{path}: plots are written as {', '.join(SUFFIXES)}")
     try:
         _savefig(fig, path, metadata={"Creator": "bleucli"} if not path.endswith(".png") else None)
     except OSError as err:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from bleucli.errors import ConfigError, InputError
+from bleucli.errors import ConfigError, InputError, UsageError
 from bleucli.io import check_same_length, read_file
 
 if TYPE_CHECKING:
@@ -287,9 +287,13 @@ def plot(options: Options, kind: str, output: str, metric_name: str | None) -> s
     if not plots.available():
         raise ConfigError(f"plots need matplotlib: {plots.INSTALL_HINT}")
     if not output.lower().endswith(plots.SUFFIXES):
-        raise ConfigError(f"{output}: plots are written as {', '.join(plots.SUFFIXES)}")
+        raise UsageError(f"{output}: plots are written as {', '.join(plots.SUFFIXES)}")
     inputs = load(options, None)
-    key = choose_metric(inputs, metric_name)
+    key = choose_metric(inputs, metric_name, "--metric")
+    if metric_name is None and inputs.display[key] != "BLEU":
+        from bleucli.log import logger
+
+        logger.info(f"plot: {inputs.display[key]}, the first of -m (--metric picks another)")
     if kind == "scores":
         fig = scores_figure(inputs, key, with_key=True)
     elif kind == "bootstrap":

@@ -71,6 +71,7 @@ def run(request: GateRequest) -> GateOutcome:
     from bleucli.io import read_json
     from bleucli.results import parse_results
 
+    finite(request.tolerance, "--tolerance", 0.0)  # a usage mistake, before any file is read
     document = read_json(request.current, "a bleucli JSON result")
     current = by_key(parse_results(document, request.current))
     if request.update_baseline:

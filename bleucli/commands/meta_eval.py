@@ -25,6 +25,8 @@ from bleucli.metaeval.table import HumanScores, MetaEvalData, MetricScores
 
 #: bleucli's metrics as meta-eval names them; TER is negated (higher is better), as WMT does.
 OWN_METRICS = ("bleu", "chrf", "ter")
+#: What tells bleucli's own metric from a directory's metric of the same name (WMT's BLEU).
+OWN_SUFFIX = "[bleucli]"
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,7 @@ class MetaEvalRequest:
     allow_missing: bool = False
     fmt: str = "text"
     width: int = 4
+    explicit: frozenset[str] = frozenset()  # the options given on the command line
 
 
 @dataclass
@@ -63,6 +66,7 @@ class Loaded:
     metrics: dict[str, MetricScores] = field(default_factory=dict)
     report: list[str] = field(default_factory=list)
     human_rows: dict[str, HumanScores] = field(default_factory=dict)
+    left_out: list[str] = field(default_factory=list)  # human translations not rated
 
 
 def _system_name(spec: str) -> tuple[str, str]:
@@ -118,6 +122,9 @@ def _load_mtme(request: MetaEvalRequest) -> Loaded:
                          "from the directory; leave out REFS, -i and --human")  # fmt: skip
     if not request.pair:
         raise UsageError("meta-eval: --mtme needs the language pair: -l SRC-TRG")
+    from bleucli.languages import check_pair
+
+    check_pair(request.pair)
     found = read_mtme(request.mtme, request.pair, request.human_name, request.ref,  # type: ignore[arg-type]
                       request.include_human)  # fmt: skip
     reference = read_file(str(found.reference_path)).lines
@@ -125,10 +132,16 @@ def _load_mtme(request: MetaEvalRequest) -> Loaded:
                     found.reference, dict(found.metrics))  # fmt: skip
     if request.human_rows:
         loaded.human_rows = found.other_human
-    for name in found.left_out:
-        loaded.report.append(
-            f"{name} is a human translation: not rated as a system (--include-human rates it)"
-        )
+    loaded.left_out = list(found.left_out)
+    for name in found.human_translations:
+        if name in found.left_out:
+            loaded.report.append(
+                f"{name} is a human translation: not rated as a system (--include-human rates it)"
+            )
+        else:
+            loaded.report.append(
+                f"{name} is a human translation: rated as a system (--include-human)"
+            )
     return loaded
 
 
@@ -140,7 +153,8 @@ def _human_table(
     names = sorted(set(human.seg) | set(human.sys))
     matched = readers.match_systems(names, loaded.systems)
     by_system = {system: name for name, system in matched.items()}
-    extra = [name for name in names if name not in matched]
+    left_out = set(readers.match_systems(names, loaded.left_out))  # said already: not rated
+    extra = [name for name in names if name not in matched and name not in left_out]
     if extra:
         loaded.report.append(
             f"human scores for {len(extra)} system(s) without an output, not used: {', '.join(extra)}"
@@ -211,6 +225,9 @@ def _own_metrics(request: MetaEvalRequest, loaded: Loaded) -> dict[str, tuple[Me
     names = request.metrics if request.metrics is not None else (
         OWN_METRICS if loaded.references else ()
     )  # fmt: skip
+    from bleucli.commands.request import unused_metric_options
+
+    loaded.report += unused_metric_options(set(request.explicit), tuple(n.lower() for n in names))
     if names and not loaded.references:
         raise UsageError(f"-m {' '.join(names)}: these metrics need references (REFS)")
     found: dict[str, tuple[MetricScores, str]] = {}
@@ -326,6 +343,13 @@ def load(request: MetaEvalRequest, report: Callable[[str], None] | None = None) 
     all_systems = list(loaded.systems)
     signatures: dict[str, str] = {name: scores.source for name, scores in loaded.metrics.items()}
     for label, (scores, sig) in _own_metrics(request, loaded).items():
+        if label in loaded.metrics:  # WMT's own BLEU-refA beside bleucli's: both, named apart
+            loaded.report.append(
+                f"{label}: the directory's scores ({loaded.metrics[label].source}) and "
+                f"bleucli's own ({label}{OWN_SUFFIX}) are evaluated side by side"
+            )
+            label = f"{label}{OWN_SUFFIX}"
+            scores.name = label
         _add(loaded, label, scores)
         signatures[label] = sig
     for label, scores in _segment_score_metrics(request, loaded).items():

@@ -95,6 +95,36 @@ def check_range(option: str, value: Any, low: int, high: int) -> int:
     return value
 
 
+#: Options that belong to one metric: parameter -> (metric, its flag). (Until the metrics
+#: declare their options themselves, this is the one list.)
+METRIC_FLAGS: dict[str, tuple[str, str]] = {
+    "tokenize": ("bleu", "-tok"), "lowercase": ("bleu", "-lc"),
+    "smooth_method": ("bleu", "-s"), "smooth_value": ("bleu", "-sv"),
+    "chrf_char_order": ("chrf", "-cc"), "chrf_word_order": ("chrf", "-cw"),
+    "chrf_beta": ("chrf", "--chrf-beta"), "chrf_whitespace": ("chrf", "--chrf-whitespace"),
+    "chrf_lowercase": ("chrf", "--chrf-lowercase"),
+    "chrf_eps_smoothing": ("chrf", "--chrf-eps-smoothing"),
+    "ter_case_sensitive": ("ter", "--ter-case-sensitive"),
+    "ter_asian_support": ("ter", "--ter-asian-support"), "ter_no_punct": ("ter", "--ter-no-punct"),
+    "ter_normalized": ("ter", "--ter-normalized"),
+}  # fmt: skip
+
+
+def unused_metric_options(explicit: set[str], metrics: tuple[str, ...]) -> list[str]:
+    """Warnings for options given for a metric that is not selected (they change nothing)."""
+    unused: dict[str, list[str]] = {}
+    for parameter in sorted(explicit):
+        metric, flag = METRIC_FLAGS.get(parameter, ("", ""))
+        if metric and metric not in metrics:
+            unused.setdefault(metric, []).append(flag)
+    names = {"bleu": "BLEU", "chrf": "chrF", "ter": "TER"}
+    return [
+        f"{' '.join(flags)}: {'an option' if len(flags) == 1 else 'options'} of {names[metric]}, "
+        f"which is not selected: add {metric} to -m, or drop {'it' if len(flags) == 1 else 'them'}"
+        for metric, flags in unused.items()
+    ]
+
+
 def validate(options: Options) -> None:
     """Check every numeric option and the ones with a syntax of their own, once, after
     ``--from-signature`` has filled in its values; resolve ``-j 0`` and cap workers at the
@@ -104,6 +134,10 @@ def validate(options: Options) -> None:
 
     from bleucli.errors import UsageError
 
+    if options.language_pair is not None:
+        from bleucli.languages import check_pair
+
+        check_pair(options.language_pair)
     for attribute, (option, low, high) in LIMITS.items():
         check_range(option, getattr(options, attribute), low, high)
     for key, (option, low, high) in CHRF_LIMITS.items():
@@ -121,6 +155,10 @@ def validate(options: Options) -> None:
             raise UsageError(
                 f"--subset {options.subset!r} is not a valid regular expression ({err})"
             ) from None
+    for warning in unused_metric_options(options.explicit, options.metrics):
+        from bleucli.log import logger
+
+        logger.warning(warning)
     cpus = os.cpu_count() or 1
     if options.jobs > cpus:
         from bleucli.log import logger

@@ -408,17 +408,41 @@ def run(options: Options) -> str:
         metric_class(name)  # fail on an unknown metric before reading any file
     for notice in notices:  # said once the options are known to be usable
         logger.info(notice)
-    if options.language_pair is not None and "-" not in options.language_pair:
-        raise UsageError(f"language pair {options.language_pair!r} is not of the form src-trg")
     from bleucli.commands.resegment import check_options
 
     check_options(options)
+    _warn_cjk(options)
     if can_stream(options):
         from bleucli.commands.inputs import _file_reference_count
 
         _check_signature_nrefs(expected_refs, _file_reference_count(options))
         return run_streaming(options)
     return run_in_memory(options, expected_refs)
+
+
+def _warn_cjk(options: Options) -> None:
+    """``-l en-zh`` on references without a Chinese character: BLEU would switch to tok:zh
+    silently; say it (the first lines of each reference file tell)."""
+    if "bleu" not in options.metrics or "tokenize" in options.explicit or not options.refs:
+        return
+    if not options.language_pair or options.language_pair.split("-")[-1] not in ("zh", "ja", "ko"):
+        return
+    from itertools import islice
+
+    from bleucli.io import open_binary
+    from bleucli.languages import cjk_warning
+
+    heads = []
+    for path in options.refs:
+        try:
+            with open_binary(path) as handle:
+                lines = [raw.decode(options.encoding, "replace") for raw in islice(handle, 200)]
+        except (OSError, InputError):
+            return  # reading it properly says what is wrong
+        heads.append(lines)
+    warning = cjk_warning(options.language_pair, heads)
+    if warning:
+        logger.warning(warning)
 
 
 def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:

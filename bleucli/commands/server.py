@@ -76,8 +76,9 @@ def add_testset(
 
     if not name.strip() or "/" in name:
         raise UsageError(f"test set name {name!r}: give a non-empty name without '/'")
-    if "-" not in pair:
-        raise UsageError(f"-l {pair!r}: give the language pair as SRC-TRG (en-de)")
+    from bleucli.languages import check_pair
+
+    check_pair(pair)
     if not refs:
         raise UsageError("give the references with --ref FILE (once per reference)")
     check_arguments(args)

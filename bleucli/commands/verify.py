@@ -17,7 +17,7 @@ import json
 import math
 from typing import Any
 
-from bleucli.errors import ConfigError
+from bleucli.errors import ConfigError, UsageError
 
 
 def load(path: str) -> dict[str, Any]:
@@ -87,7 +87,7 @@ def reference_key(receipt: dict[str, Any], given: str | None, server: str | None
         try:
             bytes.fromhex(given)
         except ValueError:
-            raise ConfigError("--reference-key: give the key as hexadecimal") from None
+            raise UsageError("--reference-key: give the key as hexadecimal") from None
         return given
     if not server:
         return None
@@ -115,6 +115,8 @@ def verify(
 ) -> tuple[str, bool]:
     from bleucli.server.receipts import check
 
+    if secret is not None:
+        reference_key({}, secret, None)  # a malformed key is a usage mistake: before any file
     receipt = load(receipt_path)
     lines: list[str] = []
     failed: list[str] = []

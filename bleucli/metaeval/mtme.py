@@ -95,13 +95,14 @@ def read_mtme(
         raise InputError(f"{root / 'human-scores'}: no {pair}.NAME.seg.score or .sys.score")
     if human_name is None:
         if len(kinds) > 1:
-            raise UsageError(
+            raise InputError(
                 f"--mtme {directory}: {pair} has several kinds of human scores "
                 f"({', '.join(kinds)}); pick one with --human-name"
             )
         human_name = kinds[0]
     elif human_name not in kinds:
-        raise UsageError(f"--human-name {human_name}: not here for {pair} ({', '.join(kinds)})")
+        # a name the data does not have: exit 1, as an unknown test set or pair (docs/cli.md)
+        raise InputError(f"--human-name {human_name}: not here for {pair} ({', '.join(kinds)})")
     outputs_dir = root / "system-outputs" / pair
     all_outputs = _names(outputs_dir, "", ".txt")
     if not all_outputs:

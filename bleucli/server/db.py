@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from bleucli.errors import ConfigError
+from bleucli.errors import ConfigError, UsageError
 
 
 def engine_url(url: str) -> str:
@@ -21,7 +21,7 @@ def engine_url(url: str) -> str:
     if url.startswith("postgresql+psycopg://") or url.startswith("sqlite:///"):
         return url
     if "://" in url:
-        raise ConfigError(f"--db {url!r}: use sqlite:///PATH, a file path or postgresql://...")
+        raise UsageError(f"--db {url!r}: use sqlite:///PATH, a file path or postgresql://...")
     return "sqlite:///" + os.path.abspath(url)
 
 

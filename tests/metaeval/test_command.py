@@ -369,3 +369,27 @@ def test_benchmark_script_times_bleucli_on_prepared_vectors(tmp_path) -> None:
     assert len(loaded["gold_seg"]) == 10 * 2016
     assert bench.time_bleucli("acc-t", loaded, 0) > 0
     assert bench.time_bleucli("significance", loaded, 0) > 0
+
+
+def test_wmt_named_metrics_and_bleuclis_own_side_by_side() -> None:
+    """WMT's directories ship BLEU-refA and chrF-refA: evaluated beside bleucli's own BLEU,
+    chrF and TER, the own one renamed where a name is taken (the example directory is laid
+    out like WMT's)."""
+    import json
+
+    from tests.conftest import EXAMPLES, run_cli
+
+    result = run_cli(["meta-eval", "--mtme", str(EXAMPLES / "meta-eval" / "wmt22-ru-en"), "-l", "ru-en",
+                      "--stat", "sys-pearson", "seg-kendall-item", "-k", "0", "-f", "json"])  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert "BLEU: the directory's scores" in result.stderr and "BLEU[bleucli]" in result.stderr
+    document = json.loads(result.stdout)
+    for table in document["statistics"]:
+        values = {row["metric"]: row["value"] for row in table["rows"]}
+        assert {"BLEU", "BLEU[bleucli]", "chrF", "chrF2", "-TER", "LenRatio"} <= set(values)
+        assert values["BLEU"] == pytest.approx(values["BLEU[bleucli]"], abs=1e-12)  # SacreBLEU's
+        assert values["chrF"] == pytest.approx(values["chrF2"], abs=1e-12)
+    chosen = run_cli(["meta-eval", "--mtme", str(EXAMPLES / "meta-eval" / "wmt22-ru-en"), "-l", "ru-en",
+                      "-m", "chrf", "--stat", "sys-pearson", "-k", "0", "-f", "json"])  # fmt: skip
+    rows = json.loads(chosen.stdout)["statistics"][0]["rows"]
+    assert {row["metric"] for row in rows} == {"BLEU", "chrF", "chrF2", "LenRatio"}  # -m: only chrF

@@ -217,7 +217,7 @@ def test_list_and_citation(two_sets) -> None:
             "either a test set (-t) or reference files",
         ),
         (["-t", "sample", "-i", HYP], "needs a language pair (-l); available: en-de"),
-        (["-t", "sample", "-l", "en-xx", "-i", HYP], "no language pair 'en-xx'; available: en-de"),
+        (["-t", "sample", "-l", "en-fr", "-i", HYP], "no language pair 'en-fr'; available: en-de"),
         (["-t", "nope", "-l", "en-de", "-i", HYP], "unknown test set 'nope'; available:"),
         ([str(EXAMPLES / "ref.de"), "-ol", "de", "-i", HYP], "need a test set (-t)"),
         (
