@@ -304,7 +304,7 @@ def test_errors_are_one_line(tmp_path, monkeypatch) -> None:
     cases = [
         (["analyze", REF, "-i", str(EXAMPLES / "hyp.de"), "-s", str(short)], "1 lines"),
         (
-            ["analyze", REF, "-i", str(EXAMPLES / "hyp.de"), "--example-metric", "TER"],
+            ["analyze", REF, "-i", str(EXAMPLES / "hyp.de"), "--example-metric", "COMET"],
             "not among the metrics",
         ),
         (
@@ -393,3 +393,42 @@ def test_bands_and_examples_of_an_external_metric() -> None:
     best = max(range(len(values[0])), key=lambda i: (values[0][i] - values[1][i], -i))
     assert document["examples"][0]["metric"] == "COMET"
     assert document["examples"][0]["better_baseline"][0]["line"] == best + 1
+
+
+def test_text_examples_fit_a_terminal(tmp_path) -> None:
+    """Example texts wrap inside their cell: a 1,000-character output line does not make a
+    1,000-character line of text output."""
+    lines = (EXAMPLES / "hyp.de").read_text(encoding="utf-8").splitlines()
+    lines[3] = " ".join([lines[3]] * 20)
+    long = tmp_path / "long.de"
+    long.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    base = tmp_path / "hyp.de"
+    base.write_bytes((EXAMPLES / "hyp.de").read_bytes())
+    result = run_cli(
+        ["analyze", str(EXAMPLES / "ref.de"), "-i", str(base), str(long), "-f", "text"]
+    )
+    assert result.exit_code == 0, result.stderr
+    examples = result.stdout[result.stdout.index("Lines where") :]
+    assert max(len(line) for line in examples.splitlines()) <= 110
+    assert "long: Wir gingen den Fluss entlang" in examples
+
+
+def test_the_html_report_navigates_to_every_part(tmp_path) -> None:
+    pytest.importorskip("matplotlib")
+    import re
+
+    page = tmp_path / "report.html"
+    result = run_cli(["analyze", REF, "-i", str(EXAMPLES / "hyp.de"), str(EXAMPLES / "hyp2.de"),
+                      "-s", str(EXAMPLES / "src.en"), "--html", str(page)])  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    text = page.read_text(encoding="utf-8")
+    nav = re.search(r"<nav>(.*?)</nav>", text, re.S).group(1)
+    targets = re.findall(r'href="#([^"]+)"', nav)
+    assert "figures" in targets and "examples-0" in targets
+    for target in targets:
+        assert f'id="{target}"' in text, target
+    for caption in re.findall(r"<figcaption>(.*?)</figcaption>", text):
+        svg = text[: text.index(f"<figcaption>{caption}</figcaption>")].rsplit("<svg", 1)[1]
+        assert caption not in svg  # the caption is the title; the figure does not repeat it
+    words = text[text.index('id="words"') :].split("</table>")[0]
+    assert '<td class="text">0</td>' not in words  # frequencies from the references: none unseen

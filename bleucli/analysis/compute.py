@@ -308,6 +308,8 @@ def word_accuracy(inputs: Inputs, frequencies: Counter, frequency_source: str) -
                 buckets[label][1] += n
     rows = []
     for label in labels:
+        if label == "0" and ref_words[label] == 0:
+            continue  # frequencies from the references themselves: no reference word is unseen
         row: list[Any] = [label, ref_words[label]]
         for k in range(len(inputs.names)):
             matched, hyp = per_system[k][label]

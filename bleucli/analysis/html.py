@@ -59,9 +59,9 @@ def example_html(e: Example, comparison: Comparison, width: int) -> str:
     return '<div class="example">' + "<br>\n".join(lines) + "</div>"
 
 
-def comparison_html(c: Comparison, width: int) -> str:
+def comparison_html(c: Comparison, width: int, number: int = 0) -> str:
     parts = [
-        f"<h2>Examples: {escape(c.baseline)} vs {escape(c.system)} "
+        f'<h2 id="examples-{number}">Examples: {escape(c.baseline)} vs {escape(c.system)} '
         f"(sentence {escape(c.metric)})</h2>",
         '<p class="note">Words one output has and the other lacks are marked: '
         f'<mark class="a">{escape(c.baseline)}: blue, solid underline</mark>, '
@@ -98,7 +98,13 @@ def document(
     from bleucli.analysis.page import page
 
     links = [("systems", "Systems")] if analysis.key() else []
+    if figures:
+        links.append(("figures", "Figures"))
     links += [(t.key, t.title) for t in analysis.tables]
+    links += [
+        (f"examples-{k}", f"Examples: {c.baseline} vs {c.system}")
+        for k, c in enumerate(analysis.comparisons)
+    ]
     anchors = " ".join(f'<a href="#{escape(k)}">{escape(t)}</a>' for k, t in links)
     if back is not None:
         anchors = f'<a href="{escape(back[0])}">{escape(back[1])}</a> ' + anchors
@@ -106,7 +112,7 @@ def document(
     if analysis.key():
         body.append(systems_html(analysis))
     if figures:
-        body.append("<h2>Figures</h2>")
+        body.append('<h2 id="figures">Figures</h2>')
         body += [
             f"<figure>{svg}<figcaption>{escape(caption)}</figcaption></figure>"
             for caption, svg in figures
@@ -114,7 +120,7 @@ def document(
     elif plots_missing:
         body.append(f'<p class="note">{escape(plots_missing)}</p>')
     body += [table_html(t, width) for t in analysis.tables]
-    body += [comparison_html(c, width) for c in analysis.comparisons]
+    body += [comparison_html(c, width, k) for k, c in enumerate(analysis.comparisons)]
     return page(f"bleucli analysis: {', '.join(analysis.systems)}", "\n".join(body))
 
 
@@ -140,7 +146,7 @@ def figures_for(analysis: Analysis, extra: list[tuple[str, Any]]) -> list[tuple[
                     table.title,
                     plots.inline_svg(
                         plots.buckets_figure(
-                            table.title,
+                            "",  # the caption carries the title
                             [row[0] for row in table.rows],
                             panels,
                             BUCKET_AXES[table.key],

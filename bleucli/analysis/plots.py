@@ -245,7 +245,8 @@ def buckets_figure(
         ticks = [i + bar * (n_series - 1) / 2 for i in range(len(labels))]
         _x_labels(bottom, ticks, labels, (width - 1.2) / max(len(labels), 1))
         bottom.set_xlabel(xlabel)
-        axes[0, 0].set_title(title)
+        if title:  # an HTML report's figcaption says it already
+            axes[0, 0].set_title(title)
         # the legend under the lowest axis' labels; a column as wide as the widest name
         column = max(_text_width(name) for name in names) + 0.55 if names else 1.0
         columns = max(1, min(n_series, int((width - 0.2) // column)))

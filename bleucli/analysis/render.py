@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 
 from bleucli.analysis.compute import Analysis, Comparison, Table
 
@@ -39,6 +40,11 @@ def render_table(table: Table, fmt: str, width: int) -> str:
     return title + body + "\n" + signature_list(table.signatures, fmt, remarks)
 
 
+#: Characters of an example's text per line in text tables (the whole table stays within
+#: about 100 columns).
+TEXT_WIDTH = 72
+
+
 def render_examples(comparison: Comparison, fmt: str, width: int) -> str:
     from bleucli.formats import table as tabulated
 
@@ -53,7 +59,16 @@ def render_examples(comparison: Comparison, fmt: str, width: int) -> str:
             texts = [f"src: {e.source}"] if e.source is not None else []
             texts += [f"ref: {r}" for r in e.references]
             texts += [f"{name}: {text}" for name, text in e.outputs.items()]
-            rows.append([str(e.line), scores, " | ".join(texts)])
+            if fmt == "text":  # a terminal's width: each text on its own lines, wrapped
+                cell = "\n".join(
+                    textwrap.fill(text, TEXT_WIDTH, subsequent_indent="  ", break_long_words=True)
+                    for text in texts
+                )
+            else:
+                cell = " | ".join(texts)
+            rows.append(
+                [str(e.line), scores.replace(", ", "\n") if fmt == "text" else scores, cell]
+            )
         title = (
             f"Lines where {label} scores higher ({comparison.metric}, sentence level): "
             f"{comparison.baseline} vs {comparison.system}"

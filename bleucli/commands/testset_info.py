@@ -105,7 +105,12 @@ def list_testsets(options: Options) -> str:
         for name in options.test_set.split(","):
             testset = sets.get(name)
             pairs = [options.language_pair] if options.language_pair else list(testset.langpairs)
-            lines += [f"{pair}: {', '.join(sets.fieldnames(name, pair))}" for pair in pairs]
+            for pair in pairs:
+                fields = sets.fieldnames(name, pair)
+                line = f"{pair}: {', '.join(fields)}"
+                if testset.langpair(pair).format == "xml":
+                    line += "; " + _xml_systems(sets, name, pair, fields)
+                lines.append(line)
         return "\n".join(lines)
     registry = sets.registry
     if options.language_pair:
@@ -117,6 +122,19 @@ def list_testsets(options: Options) -> str:
     return "\n".join(
         [header] + [f"{n:<{width}} : {registry.sets[n].description}" for n in sorted(names)]
     )
+
+
+def _xml_systems(sets: Any, name: str, pair: str, known: list[str]) -> str:
+    """The systems a WMT XML set holds (``--echo NAME`` prints one): read from the cached
+    file, as SacreBLEU reads them; offline and not cached, what to do instead."""
+    from bleucli.errors import BleucliError
+
+    try:
+        fields = sets.segments(name, pair).fields
+    except BleucliError:
+        return f"systems (for --echo NAME): download the set to list them (--download {name})"
+    systems = [field for field in fields if field not in known and field != "domain"]
+    return f"systems (for --echo NAME): {', '.join(systems) if systems else 'none'}"
 
 
 def citations(options: Options) -> str:

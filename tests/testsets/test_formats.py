@@ -293,3 +293,41 @@ def test_detail_prints_sacrebleus_subset_scores(
     lines = result.stdout.splitlines()
     assert lines[0].lstrip().startswith("BLEU|nrefs:1|test:wmtf|lang:de-en|")  # text, not JSON
     assert lines[2:] == expected and len(expected) >= 4
+
+
+def test_list_names_the_systems_of_an_xml_set(tmp_path, monkeypatch) -> None:
+    """``--list -t SET`` on a WMT XML set names the systems ``--echo NAME`` accepts (read from
+    the file, as SacreBLEU reads them), and says how to get them before the set is cached."""
+    from tests.conftest import run_cli
+
+    monkeypatch.setenv("BLEUCLI_CACHE", str(tmp_path / "cache"))
+    docs = [{"id": "d1", "origlang": "de", "src": ["a", "b"], "refs": {"A": ["x", "y"]},
+             "hyps": {"Online-A": ["x", "z"], "HUMAN-B": ["x", "y"]}}]  # fmt: skip
+    archive = make_tgz({"t/t.xml": wmt_xml(docs)})
+    (tmp_path / "x.tgz").write_bytes(archive)
+    registry = write_registry(
+        tmp_path / "r.json", "wmtx", [{"url": "x.tgz", "md5": md5(archive)}],
+        {"de-en": {"format": "xml", "source": "t/t.xml", "references": ["t/t.xml"], "translators": ["A"]}},
+    )  # fmt: skip
+    remote = write_registry(
+        tmp_path / "remote.json", "wmtx", [{"url": "https://example.invalid/x.tgz", "md5": md5(archive)}],
+        {"de-en": {"format": "xml", "source": "t/t.xml", "references": ["t/t.xml"], "translators": ["A"]}},
+    )  # fmt: skip
+    before = run_cli(
+        ["--list", "-t", "wmtx", "-l", "de-en", "--testsets-file", str(remote), "--offline"]
+    )
+    assert before.exit_code == 0, before.stderr
+    assert (
+        "systems (for --echo NAME): download the set to list them (--download wmtx)"
+        in before.stdout
+    )
+    base = ["--list", "-t", "wmtx", "-l", "de-en", "--testsets-file", str(registry)]
+    listed = run_cli(base)
+    assert listed.exit_code == 0, listed.stderr
+    assert listed.stdout.strip() == (
+        "de-en: src, ref:A, docid, origlang; systems (for --echo NAME): Online-A, HUMAN-B"
+    )
+    echoed = run_cli(
+        ["-t", "wmtx", "-l", "de-en", "--testsets-file", str(registry), "--echo", "Online-A"]
+    )
+    assert echoed.stdout.splitlines() == ["x", "z"]
