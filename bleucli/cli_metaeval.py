@@ -120,10 +120,10 @@ HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 @click.option(
     "-j",
     "--threads",
-    type=click.IntRange(1, 256),
-    default=1,
+    type=click.IntRange(0, 256),
+    default=0,
     show_default=True,
-    help="Threads for the significance tests (same results for any number).",
+    help="Threads for the significance tests (same results for any number); 0: one per CPU.",
 )
 @click.option("--allow-missing", is_flag=True, help="Leave out systems without human scores.")
 @click.option(
@@ -155,6 +155,9 @@ def meta_eval_command(refs: tuple[str, ...], **params: Any) -> None:
     from bleucli.metaeval.significance import TestSettings
 
     _configure_logging(params["quiet"])
+    from bleucli import progress
+
+    progress.configure(params["quiet"])
     ctx = click.get_current_context()
     explicit = frozenset(
         name
@@ -183,7 +186,7 @@ def meta_eval_command(refs: tuple[str, ...], **params: Any) -> None:
         statistics=tuple(params["statistics"]),
         settings=TestSettings(
             resamples=params["resamples"], block_size=params["block_size"], seed=params["seed"],
-            rng=params["rng"], threads=params["threads"], threshold=params["alpha"],
+            rng=params["rng"], threads=params["threads"] or _cpus(), threshold=params["alpha"],
         ),
         allow_missing=params["allow_missing"],
         fmt=params["fmt"],
@@ -196,6 +199,12 @@ def meta_eval_command(refs: tuple[str, ...], **params: Any) -> None:
             click.echo(f"bleucli: meta-eval: {line}", err=True)
 
     click.echo(run(request, report))
+
+
+def _cpus() -> int:
+    import os
+
+    return max(1, min(os.cpu_count() or 1, 256))
 
 
 def main(args: list[str]) -> None:

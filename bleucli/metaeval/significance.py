@@ -62,21 +62,31 @@ class TestSettings:
 
 class Draws:
     """The swap masks of one comparison: ``next(count, n)`` gives ``count`` boolean
-    vectors of length ``n`` (True: the entry comes from the other metric)."""
+    vectors of length ``n`` (True: the entry comes from the other metric). ``advance``
+    hears of every draw made (a progress bar)."""
 
-    def __init__(self, generator: np.random.Generator | np.random.RandomState) -> None:
+    def __init__(
+        self,
+        generator: np.random.Generator | np.random.RandomState,
+        advance: Callable[[int], None] | None = None,
+    ) -> None:
         self.generator = generator
+        self.advance = advance
 
     def next(self, count: int, n: int) -> np.ndarray:
+        if self.advance is not None:
+            self.advance(count)
         if isinstance(self.generator, np.random.RandomState):
             return self.generator.binomial(1, 0.5, (count, n)).astype(bool)
         return self.generator.random((count, n)) < 0.5
 
 
-def pair_stream(seed: int, statistic: str, better: str, worse: str) -> Draws:
+def pair_stream(
+    seed: int, statistic: str, better: str, worse: str, advance: Callable[[int], None] | None = None
+) -> Draws:
     """The seeded stream of one comparison (independent of everything else in the run)."""
     key = [zlib.crc32(text.encode("utf-8")) for text in (statistic, better, worse)]
-    return Draws(np.random.default_rng([seed, *key]))
+    return Draws(np.random.default_rng([seed, *key]), advance)
 
 
 def zscore(values: np.ndarray) -> np.ndarray:
@@ -186,26 +196,39 @@ def compare(
     settings: TestSettings,
 ) -> Comparison:
     """Run ``test(better, worse, draws)`` for every pair of ``order`` (best first)."""
+    import threading
+
+    from bleucli.progress import stage
+
     n = len(order)
     p_values = np.zeros((n, n))
     used = np.zeros((n, n), dtype=np.int64)
     pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
     if settings.resamples and pairs:
-        if settings.rng == "mtme":
-            shared = Draws(np.random.RandomState(settings.seed))
-            results = [test(order[i], order[j], shared) for i, j in pairs]
-        else:
+        lock = threading.Lock()
+        with stage(f"{statistic}: permutation draws", len(pairs) * settings.resamples) as bar:
 
-            def run(pair: tuple[int, int]) -> tuple[float, int]:
-                i, j = pair
-                stream = pair_stream(settings.seed, statistic, order[i], order[j])
-                return test(order[i], order[j], stream)
+            def advance(count: int) -> None:
+                with lock:  # draws come from several threads
+                    bar(count)
 
-            if settings.threads > 1 and len(pairs) > 1:
-                with ThreadPoolExecutor(settings.threads) as pool:
-                    results = list(pool.map(run, pairs))
+            if settings.rng == "mtme":
+                shared = Draws(np.random.RandomState(settings.seed), advance)
+                results = [test(order[i], order[j], shared) for i, j in pairs]
             else:
-                results = [run(pair) for pair in pairs]
+
+                def run(pair: tuple[int, int]) -> tuple[float, int]:
+                    i, j = pair
+                    stream = pair_stream(settings.seed, statistic, order[i], order[j], advance)
+                    result = test(order[i], order[j], stream)
+                    advance(settings.resamples - result[1])  # early stopping skipped the rest
+                    return result
+
+                if settings.threads > 1 and len(pairs) > 1:
+                    with ThreadPoolExecutor(settings.threads) as pool:
+                        results = list(pool.map(run, pairs))
+                else:
+                    results = [run(pair) for pair in pairs]
         for (i, j), (p, k) in zip(pairs, results):
             p_values[i, j], used[i, j] = p, k
     clusters = assign_ranks(p_values, settings.threshold) if settings.resamples else []
