@@ -1433,8 +1433,9 @@ static PyObject *chrf_stats(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!O!nnp:chrf_stats", &PyList_Type, &hyp_list, &PyList_Type,
                           &ref_list, &char_order, &word_order, &whitespace))
         return NULL;
-    if (char_order < 0 || word_order < 0 || char_order + word_order == 0 ||
-        char_order > MAX_ORDER || word_order > MAX_ORDER) {
+    /* the ranges first: their sum is only formed once neither can overflow it */
+    if (char_order < 0 || word_order < 0 || char_order > MAX_ORDER || word_order > MAX_ORDER ||
+        char_order + word_order == 0) {
         PyErr_SetString(PyExc_ValueError, "chrf_stats(): orders must be in 0..1000, not both 0");
         return NULL;
     }

@@ -1466,7 +1466,7 @@ PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
         fill_lower_bmp();
     if (e.tok13a)
         bleucli_fill_class_table();
-    e.threads = threads;
+    e.threads = threads < 256 ? threads : 256; /* at most 256 run: arenas only for those */
     e.sets = (flags & BATCH_NO_SETS) == 0;
     e.general = (flags & BATCH_GENERAL) != 0;
     e.plain = (flags & BATCH_PLAIN) != 0;
@@ -1474,7 +1474,7 @@ PyObject *bleucli_batch_aligned(PyObject *self, PyObject *args) {
         result = Py_NewRef(Py_None);
         goto done;
     }
-    e.arenas = PyMem_RawCalloc((size_t)threads, sizeof(Arena));
+    e.arenas = PyMem_RawCalloc((size_t)e.threads, sizeof(Arena));
     e.hyps = hyps;
     e.refs = refs;
     if (e.arenas == NULL || distinct_texts(&e) < 0) {
@@ -1520,7 +1520,7 @@ unlock:
 #endif
 done:
     if (e.arenas != NULL)
-        for (int k = 0; k < threads; k++)
+        for (int k = 0; k < e.threads; k++)
             arena_free(&e.arenas[k]);
     PyMem_RawFree(e.arenas);
     PyMem_RawFree(e.items);

@@ -583,8 +583,10 @@ int bleucli_batch_options(int metric, PyObject *options, int tok13a, Options *o)
         if (!PyArg_ParseTuple(options, "nnlpp", &o->char_order, &o->word_order, &o->beta,
                               &o->whitespace, &o->eps_smoothing))
             return -1;
-        if (o->char_order < 0 || o->word_order < 0 || o->char_order + o->word_order == 0 ||
-            o->char_order > 1000 || o->word_order > 1000 || o->beta < 0 || o->beta > 1000000) {
+        /* the ranges first: the sum is only formed once neither can overflow it */
+        if (o->char_order < 0 || o->word_order < 0 || o->char_order > 1000 ||
+            o->word_order > 1000 || o->char_order + o->word_order == 0 || o->beta < 0 ||
+            o->beta > 1000000) {
             PyErr_SetString(PyExc_ValueError, "batch: chrF options out of range");
             return -1;
         }
@@ -719,7 +721,10 @@ PyObject *bleucli_batch_pairwise(PyObject *self, PyObject *args) {
     }
     Py_ssize_t rows_per_block = 0;
     for (Py_ssize_t g = 0; g < n_all; g++) {
-        const int64_t *G = all + 4 * g;
+        /* a copy, checked and used: the caller's buffer is read once (another thread may
+           write it between two reads: shared memory, a writer without the GIL) */
+        int64_t G[4];
+        memcpy(G, all + 4 * g, sizeof(G));
         /* each bound against what is left, so no sum can overflow */
         if (G[0] < 0 || G[1] < 0 || G[2] < 0 || G[3] < 0 || G[0] > n_members ||
             G[1] > n_members - G[0] || G[2] > n_members || G[3] > n_members - G[2]) {

@@ -157,15 +157,33 @@ static void *kendall_worker(void *arg) {
     return NULL;
 }
 
-/* A C-contiguous buffer of exactly `count` items of `itemsize` bytes, copied. */
-static void *copied(PyObject *object, Py_ssize_t count, Py_ssize_t itemsize, const char *what) {
+/* Whether a buffer's struct format is one of `formats` (native, or '=' '@' prefixed). */
+static int format_is(const char *format, const char *formats) {
+    if (format == NULL)
+        format = "B";
+    if (format[0] == '@' || format[0] == '=')
+        format++;
+    return format[0] != '\0' && format[1] == '\0' && strchr(formats, format[0]) != NULL;
+}
+
+/* A C-contiguous buffer of exactly `count` items of `itemsize` bytes whose format is one of
+   `formats` (float64 read as float64 only: an int64 array is refused, not reinterpreted),
+   copied before anything is checked in it. */
+static void *copied(PyObject *object, Py_ssize_t count, Py_ssize_t itemsize, const char *formats,
+                    const char *what) {
+    if (count < 0 || count > PY_SSIZE_T_MAX / itemsize) {
+        PyErr_Format(PyExc_ValueError, "kendall_counts: %s is too large", what);
+        return NULL;
+    }
     Py_buffer view;
-    if (PyObject_GetBuffer(object, &view, PyBUF_C_CONTIGUOUS) < 0)
+    if (PyObject_GetBuffer(object, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
         return NULL;
     void *copy = NULL;
-    if (view.len != count * itemsize || (view.itemsize != itemsize && view.itemsize != 1)) {
-        PyErr_Format(PyExc_ValueError, "kendall_counts: %s must hold %zd items of %zd bytes",
-                     what, count, itemsize);
+    if (view.len != count * itemsize || view.itemsize != itemsize ||
+        !format_is(view.format, formats)) {
+        PyErr_Format(PyExc_ValueError,
+                     "kendall_counts: %s must hold %zd items of %zd bytes (format %s)", what,
+                     count, itemsize, formats);
     } else {
         copy = PyMem_RawMalloc(view.len > 0 ? (size_t)view.len : 1);
         if (copy == NULL)
@@ -187,8 +205,12 @@ PyObject *bleucli_kendall_counts(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OnnOOOni", &metric_obj, &draws, &n, &perm_obj, &run_obj,
                           &starts_obj, &groups, &threads))
         return NULL;
-    if (draws < 0 || n < 0 || groups < 0 || threads < 1 || (n > 0 && draws > PY_SSIZE_T_MAX / n) ||
-        (groups > 0 && draws > PY_SSIZE_T_MAX / 3 / groups)) {
+    /* every size the call forms, checked before it is formed: the metric's draws x n x 8
+       bytes, the counts' draws x groups x 3 x 8, the groups' (groups + 1) x 8; a size the
+       buffers do not back is refused by their length check, before any loop runs */
+    if (draws < 0 || n < 0 || groups < 0 || threads < 1 || groups > PY_SSIZE_T_MAX / 8 - 1 ||
+        (n > 0 && draws > PY_SSIZE_T_MAX / 8 / n) ||
+        (groups > 0 && draws > PY_SSIZE_T_MAX / 24 / groups)) {
         PyErr_SetString(PyExc_ValueError, "kendall_counts: sizes out of range");
         return NULL;
     }
@@ -197,10 +219,10 @@ PyObject *bleucli_kendall_counts(PyObject *self, PyObject *args) {
     job.n = n;
     job.draws = draws;
     job.groups = groups;
-    double *metric = copied(metric_obj, draws * n, 8, "metric");
-    int64_t *perm = metric ? copied(perm_obj, n, 8, "perm") : NULL;
-    uint8_t *new_run = perm ? copied(run_obj, n, 1, "new_run") : NULL;
-    int64_t *starts = new_run ? copied(starts_obj, groups + 1, 8, "starts") : NULL;
+    double *metric = copied(metric_obj, draws * n, 8, "d", "metric");
+    int64_t *perm = metric ? copied(perm_obj, n, 8, "qlL", "perm") : NULL;
+    uint8_t *new_run = perm ? copied(run_obj, n, 1, "B?bc", "new_run") : NULL;
+    int64_t *starts = new_run ? copied(starts_obj, groups + 1, 8, "qlL", "starts") : NULL;
     int64_t *out = NULL;
     PyObject *result = NULL;
     if (starts == NULL)

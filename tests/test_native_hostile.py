@@ -249,10 +249,10 @@ def test_ter_accepts_sparse_word_ids() -> None:
 # -- callers that change their arguments, extreme options (each case crashed once) ----------
 
 
-def run_isolated(code: str) -> str:
+def run_isolated(code: str, env: dict[str, str] | None = None) -> str:
     """``code`` in a fresh interpreter on this tree: a crash of the compiled core fails the
     test (with the signal) instead of taking the test run down."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     proc = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
     )
@@ -410,3 +410,176 @@ thread.join()
 print("ok")
 """
     assert run_isolated(code).strip() == "ok"
+
+
+@needs_native
+def test_kendall_sizes_are_checked_before_anything_is_formed() -> None:
+    """Sizes whose products overflowed (the metric's draws x n x 8, the groups' offsets)
+    passed the length checks with empty buffers and read or wrote past them; absurd group
+    counts looped for ever; an int64 buffer was read as doubles. Each is now one clean
+    refusal, at once."""
+    code = """
+import sys, time
+import numpy as np
+from bleucli.native import native
+n = 2**20
+perm, run = np.arange(n, dtype=np.int64), np.ones(n, dtype=np.uint8)
+small = (np.arange(4, dtype=np.int64), np.ones(4, dtype=np.uint8))
+started = time.monotonic()
+for call in (
+    lambda: native.kendall_counts(np.empty(0), 2**41, n, perm, run, np.array([0, n], np.int64), 1, 1),
+    lambda: native.kendall_counts(np.zeros(4), 1, 4, *small, np.empty(0, np.int64), 2**61 - 1, 1),
+    lambda: native.kendall_counts(np.zeros(4), 1, 4, *small, np.array([0, 4], np.int64), sys.maxsize, 1),
+    lambda: native.kendall_counts(np.empty(0), 2**40, 2**20, perm, run, np.zeros(2**20 + 1, np.int64), 2**20, 1),
+    lambda: native.kendall_counts(np.zeros(4, np.int64), 1, 4, *small, np.array([0, 4], np.int64), 1, 1),
+    lambda: native.kendall_counts(np.zeros(4), 1, 4, small[0].astype(np.float64), small[1], np.array([0, 4], np.int64), 1, 1),
+):
+    try:
+        call()
+        print("accepted")
+    except ValueError as err:
+        print(str(err).split(":")[0])
+print(time.monotonic() - started < 5)
+"""
+    assert run_isolated(code).splitlines() == ["kendall_counts"] * 6 + ["True"]
+
+
+@needs_native
+def test_the_public_kendall_checks_shapes_and_groupings() -> None:
+    """Through the public API: a metric matrix without one column per gold entry (the
+    audit's 2**41 x 0 matrix against 2**20 gold entries) and groupings that do not cover the
+    entries are refused before the core sees them."""
+    code = """
+import numpy as np
+from bleucli.metaeval.groups import Groups
+from bleucli.metaeval.stats import Kendall
+n = 2**20
+for make in (
+    lambda: Kendall(Groups("item", np.arange(n), np.arange(n + 1)), np.arange(n, dtype=float))(np.empty((2**41, 0))),
+    lambda: Kendall(Groups("item", np.arange(4), np.array([0, 2, 1, 4])), np.arange(4.0)),
+    lambda: Kendall(Groups("item", np.arange(4), np.array([0, 9])), np.arange(4.0)),
+    lambda: Kendall(Groups("item", np.arange(4), np.array([1, 4])), np.arange(4.0)),
+):
+    try:
+        make()
+        print("accepted")
+    except ValueError as err:
+        print(type(err).__name__)
+"""
+    assert run_isolated(code).splitlines() == ["ValueError"] * 4
+
+
+@needs_native
+def test_chrf_orders_are_range_checked_before_their_sum() -> None:
+    """Orders near the largest size summed into a signed overflow before the range check
+    (UBSan); now the range check comes first, in chrf_stats and the batch engines."""
+    code = """
+import sys
+import numpy as np
+from bleucli.native import native
+for call in (
+    lambda: native.chrf_stats(["a"], [["a"]], sys.maxsize, sys.maxsize, False),
+    lambda: native.batch_pairwise(1, ["a", "b"], np.array([0, 1, 1, 1], np.int64), np.arange(2, dtype=np.int64),
+                                  (sys.maxsize, sys.maxsize, 2, False, False), False, 1, np.zeros(1)),
+):
+    try:
+        call()
+        print("accepted")
+    except ValueError as err:
+        print("refused")
+"""
+    assert run_isolated(code).splitlines() == ["refused", "refused"]
+
+
+@needs_native
+def test_a_huge_thread_count_costs_only_the_threads_that_run() -> None:
+    """``threads=2**31-1`` allocated an arena per requested thread (16 GiB of address space)
+    though at most 256 run; the aligned engine now keeps arenas for those only."""
+    code = """
+import resource
+import numpy as np
+from bleucli.native import native
+resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))  # 4 GiB of address space
+hyps = ["the cat sat on the mat"] * 8
+out = np.zeros(8)
+native.batch_aligned(1, hyps, [hyps], (6, 0, 2, False, False), 0, 2**31 - 1, out)
+print(bool((out > 0).all()))
+"""
+    assert run_isolated(code).strip() == "True"
+
+
+@needs_native
+def test_pairwise_groups_written_during_the_call_are_read_once() -> None:
+    """Another process writes the groups buffer (shared memory) while batch_pairwise checks
+    and copies it: each group is read once into a copy that is checked and used, so a value
+    changed between the check and the use can no longer send it past the members."""
+    code = """
+import multiprocessing, time
+from multiprocessing import shared_memory
+import numpy as np
+from bleucli.native import native
+
+def scribble(name, stop):
+    memory = shared_memory.SharedMemory(name=name)
+    groups = np.ndarray((4,), dtype=np.int64, buffer=memory.buf)
+    while not stop.is_set():
+        groups[1] = 2**40
+        groups[1] = 10
+    memory.close()
+
+if __name__ == "__main__":
+    memory = shared_memory.SharedMemory(create=True, size=32)
+    groups = np.ndarray((4,), dtype=np.int64, buffer=memory.buf)
+    groups[:] = [0, 10, 0, 10]
+    stop = multiprocessing.Event()
+    writer = multiprocessing.Process(target=scribble, args=(memory.name, stop))
+    writer.start()
+    texts = [f"w{i} x y" for i in range(10)]
+    members = np.arange(10, dtype=np.int64)
+    done, refused, deadline = 0, 0, time.monotonic() + 2
+    while time.monotonic() < deadline:
+        out = np.zeros(100)
+        try:
+            native.batch_pairwise(0, texts, groups, members, (4, 0, True, 0.0), False, 1, out)
+            done += 1
+        except (ValueError, MemoryError):
+            refused += 1
+    stop.set()
+    writer.join()
+    memory.close()
+    memory.unlink()
+    print(done + refused > 0)
+"""
+    assert run_isolated(code).strip() == "True"
+
+
+def test_nan_and_constant_metrics_give_one_answer_on_both_engines() -> None:
+    """A NaN score makes its group's Kendall tau NaN on either engine (scipy's kendalltau
+    propagates it; the engines used to disagree in most random cases), and a constant
+    metric's z-scores are 0, so PERM-BOTH mixes no NaN (docs/meta-eval.md)."""
+    code = """
+import json
+import numpy as np
+from bleucli.metaeval.groups import grouping
+from bleucli.metaeval.significance import TestSettings, pair_stream, perm_both
+from bleucli.metaeval.stats import Correlation, Kendall
+rng = np.random.default_rng(3)
+rated = np.ones((4, 30), dtype=bool)
+out = {}
+for by in ("none", "item", "sys"):
+    groups = grouping(rated, by)
+    gold = groups.take(rng.integers(0, 5, (4, 30)).astype(float))
+    metric = groups.take(rng.integers(0, 5, (3, 4, 30)).astype(float))
+    metric[0, 3] = np.nan
+    out[by] = np.nan_to_num(Kendall(groups, gold)(metric), nan=-9).round(12).tolist()
+    constant = np.full(len(gold), 2.0)
+    statistic = Correlation("kendall", groups, gold)
+    p, used = perm_both(statistic, metric[1], constant, TestSettings(resamples=50), pair_stream(1, "s", "a", "b"))
+    out[by + "-p"] = [p, used]
+print(json.dumps(out))
+"""
+    native_run = json.loads(run_isolated(code))
+    pure_run = json.loads(run_isolated(code, env={"BLEUCLI_PUREPYTHON": "1"}))
+    assert native_run == pure_run
+    assert native_run["none"][0] == [-9]  # the vector with a NaN
+    assert all(0 <= value[0] <= 1 for key, value in native_run.items() if key.endswith("-p"))

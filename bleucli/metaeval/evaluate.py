@@ -110,9 +110,9 @@ class _Prepared:
 
 def _zscored(grouped: np.ndarray, rated: np.ndarray) -> np.ndarray:
     """z-scores of the grouped entries with the mean and deviation of every rated entry
-    (MTME standardises before it drops groups too small to correlate)."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (grouped - rated.mean()) / rated.std()
+    (MTME standardises before it drops groups too small to correlate); 0 for a constant
+    metric (docs/meta-eval.md: where bleucli departs from MTME)."""
+    return sig.standardised(grouped, rated)
 
 
 def _correlation(

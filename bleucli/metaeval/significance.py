@@ -90,9 +90,18 @@ def pair_stream(
 
 
 def zscore(values: np.ndarray) -> np.ndarray:
-    """scipy.stats.zscore (population standard deviation)."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (values - values.mean()) / values.std()
+    """scipy.stats.zscore (population standard deviation); a constant metric's are 0 (scipy
+    divides by zero and gives NaN, which would fill PERM-BOTH's mixtures with NaN)."""
+    return standardised(values, values)
+
+
+def standardised(values: np.ndarray, by: np.ndarray) -> np.ndarray:
+    """``values`` z-scored with the mean and deviation of ``by``; 0 where ``by`` is
+    constant."""
+    deviation = by.std()
+    if deviation == 0:
+        return values - by.mean()
+    return (values - by.mean()) / deviation
 
 
 def _count(

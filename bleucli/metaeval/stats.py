@@ -92,7 +92,9 @@ def spearman(groups: Groups, gold: np.ndarray, metric: np.ndarray) -> np.ndarray
         out[:, g] = pearson(one, average_ranks(gold[lo:hi])[0], average_ranks(metric[:, lo:hi]))[
             :, 0
         ]
-    return out
+    # NaN propagates, as scipy's spearmanr does (ranks would place it last instead)
+    broken = nan_groups(groups, metric) | nan_groups(groups, gold[None, :])
+    return np.where(broken, np.nan, out)
 
 
 # -- Kendall's tau: exact pair counts ---------------------------------------------------------
@@ -223,6 +225,7 @@ class Kendall:
     PAIRS_PER_ENTRY = 32
 
     def __init__(self, groups: Groups, gold: np.ndarray) -> None:
+        check_groups(groups, len(gold))
         self.groups = groups
         self.gold = gold
         self.table: PairTable | None = None
@@ -231,10 +234,22 @@ class Kendall:
             self.gold_signs = self.table.signs(gold)
 
     def __call__(self, metric: np.ndarray) -> np.ndarray:
-        metric = np.atleast_2d(metric)
+        metric = np.atleast_2d(np.asarray(metric, dtype=np.float64))
+        if metric.ndim != 2 or metric.shape[1] != len(self.gold):
+            raise ValueError(
+                f"Kendall: a metric vector has one score per gold entry ({len(self.gold)}), "
+                f"not shape {metric.shape}"
+            )
         g = self.groups.count
         if g == 0:
             return np.zeros((len(metric), 0))
+        # a NaN score makes its group's tau NaN on either engine (scipy's kendalltau
+        # propagates NaN; MTME's average then drops the group)
+        broken = nan_groups(self.groups, metric) | nan_groups(self.groups, self.gold[None, :])
+        return np.where(broken, np.nan, self._tau(metric))
+
+    def _tau(self, metric: np.ndarray) -> np.ndarray:
+        g = self.groups.count
         if _native() is not None:
             return self._native_counts(metric).tau_b()
         if self.table is not None:
@@ -276,6 +291,27 @@ class Kendall:
         sizes = self.groups.sizes.astype(np.int64)
         return PairCounts(sizes * (sizes - 1) // 2, self._x_ties, counts[..., 1], counts[..., 2],
                           counts[..., 0])  # fmt: skip
+
+
+def check_groups(groups: Groups, n: int) -> None:
+    """Refuse groupings that do not cover ``n`` entries in order (their offsets run from 0 to
+    ``n`` and never go back): the compiled core trusts them."""
+    starts = np.asarray(groups.starts)
+    if starts.ndim != 1 or len(starts) < 1 or not np.issubdtype(starts.dtype, np.integer):
+        raise ValueError("groups: starts must be a 1-d integer array of offsets")
+    if starts[0] != 0 or starts[-1] != n or (np.diff(starts) < 0).any():
+        raise ValueError(f"groups: starts must run from 0 to {n} without going back")
+
+
+def nan_groups(groups: Groups, values: np.ndarray) -> np.ndarray:
+    """``(rows, groups)``: whether a group of each row holds a NaN."""
+    flags = np.isnan(values)
+    running = np.concatenate(
+        [np.zeros((len(flags), 1), dtype=np.int64), np.cumsum(flags, axis=1, dtype=np.int64)],
+        axis=1,
+    )
+    starts = groups.starts
+    return (running[:, starts[1:]] - running[:, starts[:-1]]) > 0
 
 
 def _native() -> Any:
