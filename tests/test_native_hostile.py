@@ -492,6 +492,7 @@ for call in (
 
 
 @needs_native
+@pytest.mark.skipif(CHECKED, reason="sanitizers reserve terabytes of address space")
 def test_a_huge_thread_count_costs_only_the_threads_that_run() -> None:
     """``threads=2**31-1`` allocated an arena per requested thread (16 GiB of address space)
     though at most 256 run; the aligned engine now keeps arenas for those only."""
