@@ -77,72 +77,76 @@ def expand_variadic(argv: Sequence[str]) -> list[str]:
     return out
 
 
-def _chrf_ter_options(function: Any) -> Any:
-    """chrF's and TER's options, shared by the scoring command and ``bleucli mbr``."""
-    for decorator in reversed(
-        [
-            click.option(
-                "-cc",
-                "--chrf-char-order",
-                type=int,
-                default=6,
-                show_default=True,
-                help="chrF character n-gram order (0-100).",
-            ),
-            click.option(
-                "-cw",
-                "--chrf-word-order",
-                type=int,
-                default=0,
-                show_default=True,
-                help="chrF word n-gram order (2 = chrF++; 0-100).",
-            ),
-            click.option(
-                "--chrf-beta",
-                type=int,
-                default=2,
-                show_default=True,
-                help="chrF recall weight (0-1000).",
-            ),
-            click.option(
-                "--chrf-whitespace", is_flag=True, help="chrF: keep spaces in character n-grams."
-            ),
-            click.option("--chrf-lowercase", is_flag=True, help="Case-insensitive chrF."),
-            click.option(
-                "--chrf-eps-smoothing",
-                is_flag=True,
-                help="chrF: epsilon smoothing (chrF++.py, NLTK, Moses) instead of effective order.",
-            ),
-            click.option("--ter-case-sensitive", is_flag=True, help="Case-sensitive TER."),
-            click.option("--ter-asian-support", is_flag=True, help="TER: split CJK characters."),
-            click.option("--ter-no-punct", is_flag=True, help="TER: remove punctuation."),
-            click.option(
-                "--ter-normalized", is_flag=True, help="TER: tercom normalisation/tokenisation."
-            ),
+def click_parameter(option: Any) -> click.Option:
+    """The click option of a metric's declared option (:mod:`bleucli.metrics.options`)."""
+    kwargs: dict[str, Any] = {"help": option.help}
+    if option.kind == "flag":
+        kwargs["is_flag"] = True
+    else:
+        if option.kind in ("int", "float"):
+            kwargs["type"] = int if option.kind == "int" else float
+        if option.default is not None:
+            kwargs["default"] = option.default
+        if option.show_default:
+            kwargs["show_default"] = True
+        if option.metavar:
+            kwargs["metavar"] = option.metavar
+    return click.Option([*option.flags, option.param], **kwargs)
+
+
+def declared_options(
+    names: Sequence[str] | None = None, only: dict[str, tuple[str, ...]] | None = None
+) -> list[Any]:
+    """The declared options of the metrics ``names`` (default: the built-in ones), in
+    registry order; ``only``: metric -> the keywords to take."""
+    from bleucli.metrics import builtin_names, metric_class
+
+    chosen = []
+    for name in names if names is not None else builtin_names():
+        keywords = (only or {}).get(name)
+        chosen += [
+            o
+            for o in metric_class(name).OPTIONS
+            if o.cli and (keywords is None or o.keyword in keywords)
         ]
-    ):
-        function = decorator(function)
-    return function
+    return chosen
+
+
+def metric_options(
+    names: Sequence[str] | None = None, only: dict[str, tuple[str, ...]] | None = None
+) -> Any:
+    """A decorator adding the declared options of the metrics ``names`` to a command."""
+
+    def decorate(function: Any) -> Any:
+        if not hasattr(function, "__click_params__"):
+            function.__click_params__ = []
+        for option in reversed(declared_options(names, only)):
+            function.__click_params__.append(click_parameter(option))
+        return function
+
+    return decorate
+
+
+def metric_values(
+    params: dict[str, Any], names: Sequence[str] | None = None
+) -> dict[str, dict[str, Any]]:
+    """Per metric, the keywords of the declared options a command parsed (those it has)."""
+    from bleucli.metrics import builtin_names, metric_class
+
+    out: dict[str, dict[str, Any]] = {}
+    for name in names if names is not None else builtin_names():
+        out[name] = {
+            option.keyword: params[option.param]
+            for option in metric_class(name).OPTIONS
+            if option.cli and option.param in params
+        }
+    return out
 
 
 def chrf_ter_values(params: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The metric keywords of the options :func:`_chrf_ter_options` declares."""
-    return {
-        "chrf": {
-            "char_order": params["chrf_char_order"],
-            "word_order": params["chrf_word_order"],
-            "beta": params["chrf_beta"],
-            "whitespace": params["chrf_whitespace"],
-            "lowercase": params["chrf_lowercase"],
-            "eps_smoothing": params["chrf_eps_smoothing"],
-        },
-        "ter": {
-            "case_sensitive": params["ter_case_sensitive"],
-            "asian_support": params["ter_asian_support"],
-            "no_punct": params["ter_no_punct"],
-            "normalized": params["ter_normalized"],
-        },
-    }
+    """chrF's and TER's keywords from a command's parameters."""
+    values = metric_values(params, ("chrf", "ter"))
+    return {"chrf": values["chrf"], "ter": values["ter"]}
 
 
 @click.command(
@@ -246,30 +250,7 @@ def chrf_ter_values(params: dict[str, Any]) -> dict[str, dict[str, Any]]:
 @click.option(
     "-e", "--encoding", default="utf-8", show_default=True, help="Encoding of input files."
 )
-@click.option(
-    "-tok",
-    "--tokenize",
-    metavar="NAME",
-    help="BLEU tokenizer: none, 13a, intl, char, zh, ja-mecab, ko-mecab, spm, "
-    "flores101, flores200, spBLEU-1K (default: by target language, else 13a).",
-)
-@click.option("-lc", "--lowercase", is_flag=True, help="Case-insensitive BLEU.")
-@click.option(
-    "-s",
-    "--smooth-method",
-    default="exp",
-    show_default=True,
-    metavar="exp|floor|add-k|none",
-    help="BLEU smoothing method.",
-)
-@click.option(
-    "-sv",
-    "--smooth-value",
-    type=float,
-    help="Smoothing value for floor (default 0.1) and add-k (default 1).",
-)
-@click.option("--force", is_flag=True, help="Do not warn about input that looks tokenised.")
-@_chrf_ter_options
+@metric_options()
 @click.option("-sl", "--sentence-level", is_flag=True, help="Score every sentence.")
 @click.option(
     "-ci",
@@ -494,17 +475,21 @@ def options_from(ctx: click.Context, params: dict[str, Any]) -> Any:
         resegment=params["resegment"],
         resegment_tokenize=params["resegment_tokenize"],
         resegment_output=params["resegment_output"],
-        bleu={
-            "tokenize": params["tokenize"],
-            "lowercase": params["lowercase"],
-            "smooth_method": params["smooth_method"],
-            "smooth_value": params["smooth_value"],
-            "force": params["force"],
-        },
-        **chrf_ter_values(params),
         explicit=explicit,
     )
+    options.metric_options = metric_values(params, _metrics_of(params))
     return options
+
+
+def _metrics_of(params: dict[str, Any]) -> list[str]:
+    """The metrics whose declared options a command has (built-in, and plugins it was built
+    with)."""
+    from bleucli.metrics import available_metrics, builtin_names, metric_class
+
+    names = list(builtin_names())
+    if any(name not in builtin_names() for name in params.get("metrics", ())):
+        names = available_metrics()
+    return [n for n in names if all(o.param in params for o in metric_class(n).OPTIONS if o.cli)]
 
 
 def scoring_options(args: Sequence[str]) -> Any:
@@ -707,18 +692,7 @@ def merge_command(
     show_default=True,
     help="Utility: sentence chrF, BLEU or TER (TER picks the lowest).",
 )
-@click.option("-tok", "--tokenize", metavar="NAME", help="BLEU tokenizer (default 13a).")
-@click.option("-lc", "--lowercase", is_flag=True, help="Case-insensitive BLEU.")
-@click.option(
-    "-s",
-    "--smooth-method",
-    default="exp",
-    show_default=True,
-    metavar="exp|floor|add-k|none",
-    help="BLEU smoothing method.",
-)
-@click.option("-sv", "--smooth-value", type=float, help="BLEU smoothing value.")
-@_chrf_ter_options
+@metric_options(only={"bleu": ("tokenize", "lowercase", "smooth_method", "smooth_value")})
 @click.option(
     "-j",
     "--threads",
@@ -761,35 +735,12 @@ def mbr_command(
       bleucli mbr --samples samples.jsonl -m bleu -f json        # sampled candidates
     """
     from bleucli.commands.mbr import MBRRequest, run
-    from bleucli.commands.request import CHRF_LIMITS, check_range
+    from bleucli.commands.request import check_range, metric_limits
 
     metric = metric.lower()
-    options: dict[str, Any] = {}
-    if metric == "bleu":
-        options = {
-            "tokenize": params["tokenize"],
-            "lowercase": params["lowercase"],
-            "smooth_method": params["smooth_method"],
-            "smooth_value": params["smooth_value"],
-        }
-    elif metric == "chrf":
-        options = {
-            "char_order": params["chrf_char_order"],
-            "word_order": params["chrf_word_order"],
-            "beta": params["chrf_beta"],
-            "whitespace": params["chrf_whitespace"],
-            "lowercase": params["chrf_lowercase"],
-            "eps_smoothing": params["chrf_eps_smoothing"],
-        }
-        for key, (option, low, high) in CHRF_LIMITS.items():
-            check_range(option, options[key], low, high)
-    else:
-        options = {
-            "case_sensitive": params["ter_case_sensitive"],
-            "asian_support": params["ter_asian_support"],
-            "no_punct": params["ter_no_punct"],
-            "normalized": params["ter_normalized"],
-        }
+    options = metric_values(params, (metric,))[metric]
+    for key, (option, low, high) in metric_limits(metric).items():
+        check_range(option, options[key], low, high)
     check_range("-j/--threads", threads, 0, 1024)
     _configure_logging(quiet)
     click.echo(

@@ -9,10 +9,10 @@ from typing import Any
 import click
 
 from bleucli.cli import (
-    _chrf_ter_options,
     _configure_logging,
     _single_threaded_blas,
-    chrf_ter_values,
+    metric_options,
+    metric_values,
     run_command,
 )
 
@@ -68,9 +68,7 @@ HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
     metavar="NAME...",
     help="bleucli metrics: bleu, chrf, ter (default: all three with references; TER is negated).",
 )
-@click.option("-tok", "--tokenize", default=None, metavar="NAME", help="BLEU tokenizer.")
-@click.option("-lc", "--lowercase", is_flag=True, help="Case-insensitive BLEU.")
-@_chrf_ter_options
+@metric_options(only={"bleu": ("tokenize", "lowercase")})
 @click.option(
     "--segment-scores",
     multiple=True,
@@ -178,9 +176,8 @@ def meta_eval_command(refs: tuple[str, ...], **params: Any) -> None:
         human_rows=params["human_rows"],
         metrics=tuple(params["metrics"]) or None,
         options={
-            "bleu": {"lowercase": params["lowercase"],
-                     **({"tokenize": params["tokenize"]} if params["tokenize"] else {})},
-            **chrf_ter_values(params),
+            name: {k: v for k, v in given.items() if not (name == "bleu" and k == "tokenize" and v is None)}
+            for name, given in metric_values(params).items()
         },
         segment_scores=params["segment_scores"],
         statistics=tuple(params["statistics"]),

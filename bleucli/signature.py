@@ -41,38 +41,10 @@ _COMMON_KEYS = {
     "rs": "seed",
     "reseg": "reseg",
 }
-#: Metric-specific spellings (they reuse letters: ``s`` is smooth for BLEU, space for chrF).
-_METRIC_KEYS = {
-    "bleu": {"eff": "eff", "e": "eff", "tok": "tok", "smooth": "smooth", "s": "smooth"},
-    "chrf": {
-        "eff": "eff",
-        "e": "eff",
-        "nc": "nc",
-        "numchars": "nc",
-        "charorder": "nc",
-        "nw": "nw",
-        "numwords": "nw",
-        "wordorder": "nw",
-        "space": "space",
-        "s": "space",
-    },
-    "ter": {
-        "tok": "tok",
-        "norm": "norm",
-        "nr": "norm",
-        "punct": "punct",
-        "pn": "punct",
-        "asian": "asian",
-        "as": "asian",
-    },
-}
-
-_SMOOTH = re.compile(r"^(none|floor|add-k|exp)(?:\[([0-9.eE+-]+)\]|-([0-9.eE+-]+))?$")
-_METRIC_NAME = re.compile(r"^(BLEU|chrF(\d*)(\+*)|TER)$", re.IGNORECASE)
 _TRUE, _FALSE = ("yes", "true"), ("no", "false")
 
 
-def _flag(key: str, value: str) -> bool:
+def flag_value(key: str, value: str) -> bool:
     if value.lower() in _TRUE:
         return True
     if value.lower() in _FALSE:
@@ -80,7 +52,7 @@ def _flag(key: str, value: str) -> bool:
     raise UsageError(f"signature field {key}:{value} is not yes/no")
 
 
-def _integer(key: str, value: str) -> int:
+def integer_value(key: str, value: str) -> int:
     try:
         return int(value)
     except ValueError:
@@ -98,72 +70,12 @@ class ParsedSignature:
 
     def metric_options(self) -> dict[str, Any]:
         """Keyword arguments for the metric class that reproduce this signature."""
-        return {"bleu": self.bleu_options, "chrf": self.chrf_options, "ter": self.ter_options}[
-            self.metric
-        ]()
+        from bleucli.metrics import metric_class
 
-    def bleu_options(self) -> dict[str, Any]:
-        options: dict[str, Any] = {}
-        for key, value in self.fields.items():
-            if key == "case":
-                if value not in ("mixed", "lc"):
-                    raise UsageError(f"signature field case:{value} is not 'mixed' or 'lc'")
-                options["lowercase"] = value == "lc"
-            elif key == "eff":
-                options["effective_order"] = _flag(key, value)
-            elif key == "tok":
-                options["tokenize"] = _tokenizer_name(value)
-            elif key == "smooth":
-                match = _SMOOTH.match(value)
-                if not match:
-                    raise UsageError(f"signature field smooth:{value} is not a smoothing method")
-                options["smooth_method"] = match.group(1)
-                number = match.group(2) or match.group(3)
-                if number is not None:
-                    try:
-                        options["smooth_value"] = float(number)
-                    except ValueError:
-                        raise UsageError(
-                            f"signature field smooth:{value}: {number!r} is not a number"
-                        ) from None
-        return options
-
-    def chrf_options(self) -> dict[str, Any]:
-        match = _METRIC_NAME.match(self.name)
-        beta = match.group(2) if match else ""
-        options: dict[str, Any] = {"beta": int(beta) if beta else 2}
-        if match and match.group(3):
-            options["word_order"] = len(match.group(3))
-        for key, value in self.fields.items():
-            if key == "case":
-                options["lowercase"] = value == "lc"
-            elif key == "eff":
-                options["eps_smoothing"] = not _flag(key, value)
-            elif key == "nc":
-                options["char_order"] = _integer(key, value)
-            elif key == "nw":
-                options["word_order"] = _integer(key, value)
-            elif key == "space":
-                options["whitespace"] = _flag(key, value)
-        return options
-
-    def ter_options(self) -> dict[str, Any]:
-        options: dict[str, Any] = {}
-        for key, value in self.fields.items():
-            if key == "case":
-                options["case_sensitive"] = value == "mixed"
-            elif key == "norm":
-                options["normalized"] = _flag(key, value)
-            elif key == "punct":
-                options["no_punct"] = not _flag(key, value)
-            elif key == "asian":
-                options["asian_support"] = _flag(key, value)
-            elif key == "tok":
-                options.update(_legacy_ter_tokenizer(value))
-        return options
+        return metric_class(self.metric).options_from_signature(self.fields, self.name)
 
 
-def _legacy_ter_tokenizer(value: str) -> dict[str, Any]:
+def legacy_ter_tokenizer(value: str) -> dict[str, Any]:
     """``tercom`` (2.x) or 1.x's ``tercom-nonorm-punct-noasian-uncased``."""
     parts = value.split("-")
     if parts[0] != "tercom":
@@ -187,7 +99,7 @@ def _legacy_ter_tokenizer(value: str) -> dict[str, Any]:
     return options
 
 
-def _tokenizer_name(value: str) -> str:
+def tokenizer_name(value: str) -> str:
     """Tokeniser signatures may carry versions (``ja-mecab-0.996-IPA``); keep the name."""
     for prefix in ("ja-mecab", "ko-mecab"):
         if value.startswith(prefix):
@@ -195,12 +107,14 @@ def _tokenizer_name(value: str) -> str:
     return value
 
 
-def _metric_of(name: str) -> str:
-    """``BLEU`` -> bleu, ``chrF2++`` -> chrf, ``TER`` -> ter."""
-    if not _METRIC_NAME.match(name):
-        raise UsageError(f"signature names metric {name!r}, which bleucli cannot score")
-    lowered = name.lower()
-    return "chrf" if lowered.startswith("chrf") else lowered
+def _metric_of(name: str) -> Any:
+    """The metric class a signature names (``BLEU``, ``chrF2++``, ``TER``, a plugin's)."""
+    from bleucli.metrics import metric_classes
+
+    for cls in metric_classes():
+        if cls.names_signature(name):
+            return cls
+    raise UsageError(f"signature names metric {name!r}, which bleucli cannot score")
 
 
 def parse_signature(text: str) -> ParsedSignature:
@@ -214,8 +128,9 @@ def parse_signature(text: str) -> ParsedSignature:
     name = "BLEU"
     if separator not in parts[0]:
         name = parts.pop(0)
-    metric = _metric_of(name)
-    aliases = {**_COMMON_KEYS, **_METRIC_KEYS[metric]}
+    cls = _metric_of(name)
+    metric = cls.key
+    aliases = {**_COMMON_KEYS, **cls.signature_keys}
     fields: dict[str, str] = {}
     for part in parts:
         key, sep, value = part.partition(separator)

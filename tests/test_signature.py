@@ -17,7 +17,7 @@ def test_parses_2x_long_form() -> None:
     )
     assert parsed.metric == "bleu" and not parsed.legacy
     assert parsed.fields["nrefs"] == "2"
-    assert parsed.bleu_options() == {
+    assert parsed.metric_options() == {
         "lowercase": True,
         "effective_order": True,
         "tokenize": "intl",
@@ -54,7 +54,7 @@ def test_parses_1x_legacy_forms() -> None:
     }
     short = parse_signature("BLEU+c.lc+l.en-de+#.1+s.floor-0.1+t.wmt14+tok.intl+v.1.4.14")
     assert short.fields["case"] == "lc"
-    assert short.bleu_options()["smooth_value"] == pytest.approx(0.1)
+    assert short.metric_options()["smooth_value"] == pytest.approx(0.1)
 
 
 def test_round_trip_of_every_bleu_option() -> None:
@@ -72,7 +72,7 @@ def test_round_trip_of_every_bleu_option() -> None:
         metric = BLEU(**kwargs)
         metric.corpus_score(["a b c d"], [["a b c e"]])
         for short in (False, True):
-            options = parse_signature(metric.get_signature().format(short)).bleu_options()
+            options = parse_signature(metric.get_signature().format(short)).metric_options()
             again = BLEU(**options)
             again.corpus_score(["a b c d"], [["a b c e"]])
             assert str(again.get_signature()) == str(metric.get_signature())
@@ -83,7 +83,7 @@ def test_round_trip_of_every_bleu_option() -> None:
 )
 def test_rejects_what_it_cannot_read(bad: str) -> None:
     with pytest.raises(ConfigError):
-        parse_signature(bad).bleu_options()
+        parse_signature(bad).metric_options()
 
 
 @pytest.mark.parametrize(

@@ -56,14 +56,32 @@ class Options:
     resegment_output: str | None = None
 
     def __init__(self, **values: Any) -> None:
-        self.bleu: dict[str, Any] = {}
-        self.chrf: dict[str, Any] = {}
-        self.ter: dict[str, Any] = {}
+        #: Per metric (``-m`` name), the keywords of its declared options as given.
+        self.metric_options: dict[str, dict[str, Any]] = {}
         self.explicit: set[str] = set()
         for name, value in values.items():
+            if name in ("bleu", "chrf", "ter"):
+                self.metric_options[name] = dict(value)
+                continue
             if not hasattr(self, name):
                 raise TypeError(f"unknown option {name!r}")
             setattr(self, name, value)
+
+    def options_for(self, metric: str) -> dict[str, Any]:
+        """The keywords given for ``metric`` (an empty dict it then keeps)."""
+        return self.metric_options.setdefault(metric, {})
+
+    @property
+    def bleu(self) -> dict[str, Any]:
+        return self.options_for("bleu")
+
+    @property
+    def chrf(self) -> dict[str, Any]:
+        return self.options_for("chrf")
+
+    @property
+    def ter(self) -> dict[str, Any]:
+        return self.options_for("ter")
 
 
 #: Accepted ranges of numeric options: beyond them a run would exhaust memory or never end
@@ -77,11 +95,18 @@ LIMITS: dict[str, tuple[str, int, int]] = {
     "paired_ar_n": ("-parn/--paired-ar-n", 1, 100_000),
     "jobs": ("-j/--jobs", 0, 1_000_000),
 }
-CHRF_LIMITS: dict[str, tuple[str, int, int]] = {
-    "char_order": ("-cc/--chrf-char-order", 0, 100),
-    "word_order": ("-cw/--chrf-word-order", 0, 100),
-    "beta": ("--chrf-beta", 0, 1000),
-}
+
+
+def metric_limits(metric: str) -> dict[str, tuple[str, int, int]]:
+    """A metric's numeric options with a range: keyword -> (flags, low, high), from its
+    declarations."""
+    from bleucli.metrics import metric_class
+
+    return {
+        option.keyword: (option.label, int(option.low), int(option.high))
+        for option in metric_class(metric).OPTIONS
+        if option.kind == "int" and option.low is not None and option.high is not None
+    }
 
 
 def check_range(option: str, value: Any, low: int, high: int) -> int:
@@ -95,33 +120,34 @@ def check_range(option: str, value: Any, low: int, high: int) -> int:
     return value
 
 
-#: Options that belong to one metric: parameter -> (metric, its flag). (Until the metrics
-#: declare their options themselves, this is the one list.)
-METRIC_FLAGS: dict[str, tuple[str, str]] = {
-    "tokenize": ("bleu", "-tok"), "lowercase": ("bleu", "-lc"),
-    "smooth_method": ("bleu", "-s"), "smooth_value": ("bleu", "-sv"),
-    "chrf_char_order": ("chrf", "-cc"), "chrf_word_order": ("chrf", "-cw"),
-    "chrf_beta": ("chrf", "--chrf-beta"), "chrf_whitespace": ("chrf", "--chrf-whitespace"),
-    "chrf_lowercase": ("chrf", "--chrf-lowercase"),
-    "chrf_eps_smoothing": ("chrf", "--chrf-eps-smoothing"),
-    "ter_case_sensitive": ("ter", "--ter-case-sensitive"),
-    "ter_asian_support": ("ter", "--ter-asian-support"), "ter_no_punct": ("ter", "--ter-no-punct"),
-    "ter_normalized": ("ter", "--ter-normalized"),
-}  # fmt: skip
+def metric_flags(names: tuple[str, ...] | None = None) -> dict[str, tuple[str, str]]:
+    """Options that belong to one metric: command-line parameter -> (metric, its first
+    flag), from the metrics' declarations."""
+    from bleucli.metrics import builtin_names, metric_class
+
+    return {
+        option.param: (name, option.flags[0])
+        for name in (names or tuple(builtin_names()))
+        for option in metric_class(name).OPTIONS
+        if option.cli
+    }
 
 
 def unused_metric_options(explicit: set[str], metrics: tuple[str, ...]) -> list[str]:
     """Warnings for options given for a metric that is not selected (they change nothing)."""
+    from bleucli.metrics import metric_class
+
+    flags = metric_flags()
     unused: dict[str, list[str]] = {}
     for parameter in sorted(explicit):
-        metric, flag = METRIC_FLAGS.get(parameter, ("", ""))
+        metric, flag = flags.get(parameter, ("", ""))
         if metric and metric not in metrics:
             unused.setdefault(metric, []).append(flag)
-    names = {"bleu": "BLEU", "chrf": "chrF", "ter": "TER"}
     return [
-        f"{' '.join(flags)}: {'an option' if len(flags) == 1 else 'options'} of {names[metric]}, "
-        f"which is not selected: add {metric} to -m, or drop {'it' if len(flags) == 1 else 'them'}"
-        for metric, flags in unused.items()
+        f"{' '.join(given)}: {'an option' if len(given) == 1 else 'options'} of "
+        f"{metric_class(metric).name}, which is not selected: add {metric} to -m, or drop "
+        f"{'it' if len(given) == 1 else 'them'}"
+        for metric, given in unused.items()
     ]
 
 
@@ -140,9 +166,10 @@ def validate(options: Options) -> None:
         check_pair(options.language_pair)
     for attribute, (option, low, high) in LIMITS.items():
         check_range(option, getattr(options, attribute), low, high)
-    for key, (option, low, high) in CHRF_LIMITS.items():
-        if key in options.chrf:
-            check_range(option, options.chrf[key], low, high)
+    for metric, given in options.metric_options.items():
+        for key, (option, low, high) in metric_limits(metric).items():
+            if key in given:
+                check_range(option, given[key], low, high)
     smooth_value = options.bleu.get("smooth_value")
     if smooth_value is not None and not (math.isfinite(smooth_value) and smooth_value >= 0):
         raise UsageError(f"-sv/--smooth-value must be a finite number >= 0, got {smooth_value}")

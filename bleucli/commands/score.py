@@ -19,28 +19,14 @@ if TYPE_CHECKING:
 # paired-test or shard code (tests/test_startup.py holds the line).
 
 
-#: Per metric: CLI option -> the signature field it conflicts with under --from-signature.
-_SIGNATURE_OPTIONS = {
-    "bleu": {
-        "tokenize": "tok",
-        "lowercase": "case",
-        "smooth_method": "smooth",
-        "smooth_value": "smooth",
-    },
-    "chrf": {
-        "chrf_char_order": "nc",
-        "chrf_word_order": "nw",
-        "chrf_whitespace": "space",
-        "chrf_lowercase": "case",
-        "chrf_eps_smoothing": "eff",
-    },
-    "ter": {
-        "ter_case_sensitive": "case",
-        "ter_asian_support": "asian",
-        "ter_no_punct": "punct",
-        "ter_normalized": "norm",
-    },
-}
+def _signature_options(metric: str) -> dict[str, str]:
+    """A metric's command-line parameters -> the signature field each conflicts with under
+    --from-signature (from the declarations)."""
+    from bleucli.metrics import metric_class
+
+    return {o.param: o.signature for o in metric_class(metric).OPTIONS if o.signature}
+
+
 #: Signature fields that need features this version does not have.
 _UNSUPPORTED_FIELDS = {"ar": "approximate randomisation tests"}
 
@@ -81,8 +67,15 @@ def _check_signature_value(text: str, what: str, value: float, low: float, high:
         )
 
 
+#: How a range error names a value a signature brought in.
+_RANGE_WORDS = {
+    "char_order": "the character n-gram order",
+    "word_order": "the word n-gram order",
+}
+
+
 def _check_signature_ranges(parsed: Any, options: Options) -> None:
-    from bleucli.commands.request import CHRF_LIMITS, LIMITS
+    from bleucli.commands.request import LIMITS, metric_limits
 
     fields = parsed.fields
     if "bs" in fields:
@@ -90,16 +83,19 @@ def _check_signature_ranges(parsed: Any, options: Options) -> None:
         _check_signature_value(
             f"bs:{fields['bs']}", "bootstrap resamples", options.confidence_n, low, high
         )
-    if parsed.metric == "chrf":
-        for key, field, what in (
-            ("char_order", "nc", "the character n-gram order"),
-            ("word_order", "nw", "the word n-gram order"),
-            ("beta", "", "beta"),
-        ):
-            _, low, high = CHRF_LIMITS[key]
-            text = f"{field}:{fields[field]}" if field in fields else parsed.name
-            if (field in fields or not field) and key in options.chrf:
-                _check_signature_value(text, what, options.chrf[key], low, high)
+    from bleucli.metrics import metric_class
+
+    given = options.options_for(parsed.metric)
+    for option in metric_class(parsed.metric).OPTIONS:
+        if option.keyword not in metric_limits(parsed.metric) or option.keyword not in given:
+            continue
+        field = option.signature or ""
+        if field and field not in fields:
+            continue
+        _, low, high = metric_limits(parsed.metric)[option.keyword]
+        text = f"{field}:{fields[field]}" if field else parsed.name
+        what = _RANGE_WORDS.get(option.keyword, option.keyword.replace("_", " "))
+        _check_signature_value(text, what, given[option.keyword], low, high)
     smooth_value = options.bleu.get("smooth_value") if parsed.metric == "bleu" else None
     if smooth_value is not None and "smooth" in fields:
         import math
@@ -136,7 +132,7 @@ def apply_signatures(options: Options) -> tuple[dict[str, int], list[str]]:
                     f"signature field {key}:{value} needs "
                     f"{_UNSUPPORTED_FIELDS[key]}, which bleucli cannot apply here"
                 )
-        for name, sig_key in _SIGNATURE_OPTIONS[parsed.metric].items():
+        for name, sig_key in _signature_options(parsed.metric).items():
             if name in options.explicit and sig_key in parsed.fields:
                 raise ConfigError(
                     f"--{name.replace('_', '-')} conflicts with --from-signature, "
@@ -171,7 +167,7 @@ def apply_signatures(options: Options) -> tuple[dict[str, int], list[str]]:
                         f"--from-signature, which sets {key}:{parsed.fields[key]}"
                     )
                 setattr(options, attribute, parsed.fields[key])
-        getattr(options, parsed.metric).update(parsed.metric_options())
+        options.options_for(parsed.metric).update(parsed.metric_options())
         _check_signature_ranges(parsed, options)
         if parsed.metric == "bleu" and parsed.fields.get("eff") == "no" and options.sentence_level:
             raise ConfigError(
@@ -212,27 +208,28 @@ def _apply_resegment_field(value: str, options: Options) -> None:
     options.resegment_tokenize = tokenize
 
 
+def scoring_request(options: Options) -> Any:
+    """The library's scoring request (:mod:`bleucli.scoring`) of the command's options."""
+    from bleucli.scoring import MetricRequest, ScoringRequest
+
+    for name in options.metrics:
+        metric_class(name)  # an unknown metric: its own error, before its options
+    return ScoringRequest(
+        tuple(MetricRequest(name, dict(options.options_for(name))) for name in options.metrics),
+        options.language_pair,
+        options.width,
+        options.sentence_level,
+    )
+
+
 def metric_specs(options: Options) -> dict[str, tuple[type[Metric], dict[str, Any]]]:
     """Class and keyword arguments of every requested metric."""
-    specs: dict[str, tuple[type[Metric], dict[str, Any]]] = {}
-    trg_lang = options.language_pair.split("-")[-1] if options.language_pair else ""
-    for name in options.metrics:
-        cls = metric_class(name)  # an unknown metric: its own error, before its options
-        kwargs: dict[str, Any] = dict(getattr(options, name))
-        if name == "bleu":
-            kwargs["trg_lang"] = trg_lang
-            if options.sentence_level:
-                kwargs["effective_order"] = True
-        specs[name] = (cls, kwargs)
-    return specs
+    return scoring_request(options).metric_kwargs()
 
 
 def build_metrics(options: Options, references: list[list[str]]) -> dict[str, Metric]:
     """Instantiate every requested metric with the references pre-processed once."""
-    return {
-        name: cls(**kwargs, references=references)
-        for name, (cls, kwargs) in metric_specs(options).items()
-    }
+    return scoring_request(options).build(references)
 
 
 def can_stream(options: Options) -> bool:

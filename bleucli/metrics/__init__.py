@@ -1,4 +1,7 @@
-"""Metric registry: the ``-m`` name -> class (imported on first use)."""
+"""Metric registry: the ``-m`` name -> class (imported on first use). Built-in metrics are
+listed here; others register through the ``bleucli.metrics`` entry-point group
+(``name = "package.module:Class"``), as tokenisers do through ``bleucli.tokenizers``
+(docs/metrics.md: adding a metric)."""
 
 from __future__ import annotations
 
@@ -12,18 +15,45 @@ _METRICS: dict[str, str] = {
     "chrf": "bleucli.metrics.chrf:CHRF",
     "ter": "bleucli.metrics.ter:TER",
 }
+#: Plugins found through the entry points (read once).
+_PLUGINS: dict[str, str] | None = None
+ENTRY_POINT_GROUP = "bleucli.metrics"
+
+
+def _plugins() -> dict[str, str]:
+    global _PLUGINS
+    if _PLUGINS is None:
+        from importlib.metadata import entry_points
+
+        _PLUGINS = {
+            point.name.lower(): point.value
+            for point in entry_points(group=ENTRY_POINT_GROUP)
+            if point.name.lower() not in _METRICS
+        }
+    return _PLUGINS
 
 
 def available_metrics() -> list[str]:
-    return list(_METRICS)
+    return [*_METRICS, *sorted(_plugins())]
 
 
 def metric_class(name: str) -> type[Metric]:
     """Resolve a metric name (any case) to its class."""
-    try:
-        module_name, class_name = _METRICS[name.lower()].split(":")
-    except KeyError:
-        raise UsageError(
-            f"unknown metric {name!r}; available: {', '.join(available_metrics())}"
-        ) from None
-    return getattr(import_module(module_name), class_name)
+    key = name.lower()
+    target = _METRICS.get(key) or _plugins().get(key)
+    if target is None:
+        raise UsageError(f"unknown metric {name!r}; available: {', '.join(available_metrics())}")
+    module_name, class_name = target.split(":")
+    cls = getattr(import_module(module_name), class_name)
+    if not cls.key:
+        cls.key = key
+    return cls
+
+
+def metric_classes() -> list[type[Metric]]:
+    """Every metric's class, built-in first (importing each)."""
+    return [metric_class(name) for name in available_metrics()]
+
+
+def builtin_names() -> list[str]:
+    return list(_METRICS)

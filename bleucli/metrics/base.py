@@ -14,7 +14,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
 
-from bleucli.errors import InputError
+from bleucli.errors import InputError, UsageError
+from bleucli.metrics.options import Option
 from bleucli.native import native as _NATIVE
 from bleucli.version import __version__
 
@@ -355,6 +356,44 @@ class Metric(ABC):
     #: True when ``stats_rows_many`` shares work between systems (a batch engine), so that
     #: paired tests extract all systems together rather than one process per system.
     batches_systems: bool = False
+    #: The ``-m`` name (``bleu``); the registry's key.
+    key: str = ""
+    #: Its options, declared once (:mod:`bleucli.metrics.options`): command-line flags,
+    #: ranges, signature fields and SacreBLEU keywords come from here.
+    OPTIONS: tuple[Option, ...] = ()
+    #: Spellings of its own signature fields (long, ``--short``, SacreBLEU 1.x) -> long key.
+    signature_keys: dict[str, str] = {}
+
+    @classmethod
+    def names_signature(cls, name: str) -> bool:
+        """Whether a signature's metric name (``BLEU``, ``chrF2++``) is this metric's."""
+        return name.lower() == cls.name.lower()
+
+    @classmethod
+    def options_from_signature(cls, fields: dict[str, str], name: str) -> dict[str, Any]:
+        """Keyword arguments that reproduce a signature's fields: each declared option with
+        a signature field, read by its kind (a metric with other conventions overrides)."""
+        from bleucli.signature import flag_value, integer_value
+
+        options: dict[str, Any] = {}
+        for option in cls.OPTIONS:
+            if option.signature is None or option.signature not in fields:
+                continue
+            value = fields[option.signature]
+            if option.kind == "flag":
+                options[option.keyword] = flag_value(option.signature, value)
+            elif option.kind == "int":
+                options[option.keyword] = integer_value(option.signature, value)
+            elif option.kind == "float":
+                try:
+                    options[option.keyword] = float(value)
+                except ValueError:
+                    raise UsageError(
+                        f"signature field {option.signature}:{value} is not a number"
+                    ) from None
+            else:
+                options[option.keyword] = value
+        return options
 
     def __init__(self, references: Sequence[Sequence[str | None]] | None = None) -> None:
         self.num_refs: int | None = None

@@ -11,16 +11,21 @@ with ``BP = exp(1 - r/c)`` when ``c < r``.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bleucli.errors import ConfigError, UsageError
 from bleucli.log import logger
 from bleucli.metrics.base import MAX_ORDER_LIMIT, Metric, Number, Score, chunks, use_batch
+from bleucli.metrics.options import Option
 from bleucli.native import native as _NATIVE  # the engine, chosen once per process
 from bleucli.tokenizers import default_tokenizer, get_tokenizer
 
 MAX_NGRAM_ORDER = 4
+
+#: A smoothing setting in a signature: ``exp``, ``floor[0.1]`` (2.x) or ``floor-0.1`` (1.x).
+_SMOOTH = re.compile(r"^(none|floor|add-k|exp)(?:\[([0-9.eE+-]+)\]|-([0-9.eE+-]+))?$")
 
 #: Default value of each smoothing method (Chen & Cherry, 2014); ``None``: takes no value.
 SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
@@ -212,11 +217,57 @@ class BLEU(Metric):
     """Corpus and sentence BLEU; constructor keywords are SacreBLEU 2.x's ``BLEU``'s."""
 
     name = "BLEU"
+    key = "bleu"
     integer_stats = True
     batches_systems = True
     signature_abbreviations = {"case": "c", "eff": "e", "tok": "tok", "smooth": "s"}
+    signature_keys = {"eff": "eff", "e": "eff", "tok": "tok", "smooth": "smooth", "s": "smooth"}
     SMOOTH_DEFAULTS = SMOOTH_DEFAULTS
     TOKENIZER_DEFAULT = "13a"
+    OPTIONS = (
+        Option("tokenize", ("-tok", "--tokenize"), kind="str", metavar="NAME", signature="tok",
+               help="BLEU tokenizer: none, 13a, intl, char, zh, ja-mecab, ko-mecab, spm, "
+               "flores101, flores200, spBLEU-1K (default: by target language, else 13a)."),
+        Option("lowercase", ("-lc", "--lowercase"), help="Case-insensitive BLEU.", signature="case"),
+        Option("smooth_method", ("-s", "--smooth-method"), kind="str", default="exp",
+               show_default=True, metavar="exp|floor|add-k|none", signature="smooth",
+               help="BLEU smoothing method."),
+        Option("smooth_value", ("-sv", "--smooth-value"), kind="float", low=0, signature="smooth",
+               help="Smoothing value for floor (default 0.1) and add-k (default 1)."),
+        Option("force", ("--force",), help="Do not warn about input that looks tokenised."),
+        Option("effective_order", (), signature="eff", cli=False,
+               help="Effective order: n-gram orders without matches are left out (sentence BLEU)."),
+    )  # fmt: skip
+
+    @classmethod
+    def options_from_signature(cls, fields: dict[str, str], name: str) -> dict[str, Any]:
+        """Keywords that reproduce a signature's fields (SacreBLEU 2.x's and 1.x's)."""
+        from bleucli.signature import flag_value, tokenizer_name
+
+        options: dict[str, Any] = {}
+        for key, value in fields.items():
+            if key == "case":
+                if value not in ("mixed", "lc"):
+                    raise UsageError(f"signature field case:{value} is not 'mixed' or 'lc'")
+                options["lowercase"] = value == "lc"
+            elif key == "eff":
+                options["effective_order"] = flag_value(key, value)
+            elif key == "tok":
+                options["tokenize"] = tokenizer_name(value)
+            elif key == "smooth":
+                match = _SMOOTH.match(value)
+                if not match:
+                    raise UsageError(f"signature field smooth:{value} is not a smoothing method")
+                options["smooth_method"] = match.group(1)
+                number = match.group(2) or match.group(3)
+                if number is not None:
+                    try:
+                        options["smooth_value"] = float(number)
+                    except ValueError:
+                        raise UsageError(
+                            f"signature field smooth:{value}: {number!r} is not a number"
+                        ) from None
+        return options
 
     def __init__(
         self,

@@ -11,12 +11,17 @@ epsilon for empty orders (as chrF++.py, NLTK and Moses do).
 from __future__ import annotations
 
 import functools
+import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 from bleucli.metrics.base import MAX_ORDER_LIMIT, Metric, Number, Score, chunks, use_batch
+from bleucli.metrics.options import Option
 from bleucli.native import native as _NATIVE  # the engine, chosen once per process
+
+#: chrF's names in signatures: ``chrF2``, ``chrF2++`` (beta, then one ``+`` per word order).
+_SIGNATURE_NAME = re.compile(r"^chrF(\d*)(\+*)$", re.IGNORECASE)
 
 #: Punctuation split off word edges for chrF++'s word n-grams (one character, either side).
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
@@ -100,12 +105,60 @@ class CHRF(Metric):
     """chrF / chrF++; constructor keywords are SacreBLEU 2.x's ``CHRF``'s."""
 
     name = "chrF"
+    key = "chrf"
     integer_stats = True
     batches_systems = True
     signature_abbreviations = {"case": "c", "eff": "e", "nc": "nc", "nw": "nw", "space": "s"}
+    signature_keys = {
+        "eff": "eff", "e": "eff", "nc": "nc", "numchars": "nc", "charorder": "nc", "nw": "nw",
+        "numwords": "nw", "wordorder": "nw", "space": "space", "s": "space",
+    }  # fmt: skip
     CHAR_ORDER = 6
     WORD_ORDER = 0
     BETA = 2
+    OPTIONS = (
+        Option("char_order", ("-cc", "--chrf-char-order"), kind="int", default=CHAR_ORDER, low=0,
+               high=100, show_default=True, signature="nc",
+               help="chrF character n-gram order (0-100)."),
+        Option("word_order", ("-cw", "--chrf-word-order"), kind="int", default=WORD_ORDER, low=0,
+               high=100, show_default=True, signature="nw",
+               help="chrF word n-gram order (2 = chrF++; 0-100)."),
+        Option("beta", ("--chrf-beta",), kind="int", default=BETA, low=0, high=1000,
+               show_default=True, help="chrF recall weight (0-1000)."),
+        Option("whitespace", ("--chrf-whitespace",), signature="space",
+               help="chrF: keep spaces in character n-grams."),
+        Option("lowercase", ("--chrf-lowercase",), signature="case", help="Case-insensitive chrF."),
+        Option("eps_smoothing", ("--chrf-eps-smoothing",), signature="eff",
+               help="chrF: epsilon smoothing (chrF++.py, NLTK, Moses) instead of effective order."),
+    )  # fmt: skip
+
+    @classmethod
+    def names_signature(cls, name: str) -> bool:
+        return _SIGNATURE_NAME.match(name) is not None
+
+    @classmethod
+    def options_from_signature(cls, fields: dict[str, str], name: str) -> dict[str, Any]:
+        """Keywords that reproduce a signature: beta and the word order from the name
+        (``chrF2++``), the rest from the fields."""
+        from bleucli.signature import flag_value, integer_value
+
+        match = _SIGNATURE_NAME.match(name)
+        beta = match.group(1) if match else ""
+        options: dict[str, Any] = {"beta": int(beta) if beta else cls.BETA}
+        if match and match.group(2):
+            options["word_order"] = len(match.group(2))
+        for key, value in fields.items():
+            if key == "case":
+                options["lowercase"] = value == "lc"
+            elif key == "eff":
+                options["eps_smoothing"] = not flag_value(key, value)
+            elif key == "nc":
+                options["char_order"] = integer_value(key, value)
+            elif key == "nw":
+                options["word_order"] = integer_value(key, value)
+            elif key == "space":
+                options["whitespace"] = flag_value(key, value)
+        return options
 
     def __init__(
         self,

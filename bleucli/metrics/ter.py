@@ -12,9 +12,11 @@ from typing import Any
 
 from bleucli.errors import InputError
 from bleucli.metrics.base import Metric, Number, Score
-from bleucli.metrics.ter_edit import translation_edit_rate
+from bleucli.metrics.options import Option
 from bleucli.native import native as _NATIVE  # the engine, chosen once per process
-from bleucli.tokenizers.tercom import TercomTokenizer
+
+# tercom's tokeniser and the pure-Python edit distance are imported when a TER is made:
+# the command line reads TER's declared options (OPTIONS) without paying for them
 
 #: The largest hypothesis x reference word product of one line pair: TER's shift search
 #: keeps tables of that size (a pair of 10,000-word lines takes some 50 MB; two
@@ -35,9 +37,42 @@ class TER(Metric):
     """TER with tercom's normalisation options; keywords are SacreBLEU 2.x's ``TER``'s."""
 
     name = "TER"
+    key = "ter"
     higher_is_better = False
     integer_stats = False
     signature_abbreviations = {"case": "c", "tok": "t", "norm": "nr", "punct": "pn", "asian": "as"}
+    signature_keys = {
+        "tok": "tok", "norm": "norm", "nr": "norm", "punct": "punct", "pn": "punct",
+        "asian": "asian", "as": "asian",
+    }  # fmt: skip
+    OPTIONS = (
+        Option("case_sensitive", ("--ter-case-sensitive",), signature="case",
+               help="Case-sensitive TER."),
+        Option("asian_support", ("--ter-asian-support",), signature="asian",
+               help="TER: split CJK characters."),
+        Option("no_punct", ("--ter-no-punct",), signature="punct", help="TER: remove punctuation."),
+        Option("normalized", ("--ter-normalized",), signature="norm",
+               help="TER: tercom normalisation/tokenisation."),
+    )  # fmt: skip
+
+    @classmethod
+    def options_from_signature(cls, fields: dict[str, str], name: str) -> dict[str, Any]:
+        """Keywords that reproduce a signature (2.x fields, or 1.x's one ``tok`` field)."""
+        from bleucli.signature import flag_value, legacy_ter_tokenizer
+
+        options: dict[str, Any] = {}
+        for key, value in fields.items():
+            if key == "case":
+                options["case_sensitive"] = value == "mixed"
+            elif key == "norm":
+                options["normalized"] = flag_value(key, value)
+            elif key == "punct":
+                options["no_punct"] = not flag_value(key, value)
+            elif key == "asian":
+                options["asian_support"] = flag_value(key, value)
+            elif key == "tok":
+                options.update(legacy_ter_tokenizer(value))
+        return options
 
     def __init__(
         self,
@@ -51,6 +86,8 @@ class TER(Metric):
         self.no_punct = no_punct
         self.asian_support = asian_support
         self.case_sensitive = case_sensitive
+        from bleucli.tokenizers.tercom import TercomTokenizer
+
         self.tokenizer = TercomTokenizer(
             normalized=normalized,
             no_punct=no_punct,
@@ -138,6 +175,8 @@ def _native_edits(words: list[str], ref_words: list[str]) -> int:
 
 
 def _python_edits(words: list[str], ref_words: list[str]) -> int:
+    from bleucli.metrics.ter_edit import translation_edit_rate
+
     return translation_edit_rate(words, ref_words)[0]
 
 
