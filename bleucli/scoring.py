@@ -203,7 +203,9 @@ def parse_metric_args(args: Sequence[str]) -> ScoringRequest:
             if len(matches) == 1:
                 head = matches[0]
         if head not in flags:
-            raise UsageError(f"{token}: not a metric option of the scoring command")
+            raise UsageError(
+                f"{token}: not a metric option of the scoring command (-m, -tok, -lc, -cw, ...)"
+            )
         metric, option = flags[head]
         if option.kind == "flag":
             given.setdefault(metric, {})[option.keyword] = True
@@ -260,8 +262,10 @@ class Scored:
 
     @property
     def scores(self) -> dict[str, float]:
-        """Metric name (``BLEU``, ``chrF2``) -> score, rounded as printed."""
-        return {r.score.name: float(f"{r.score.score:.{self.width}f}") for r in self.results}
+        """Metric name (``BLEU``, ``chrF2``) -> score, as the JSON prints it."""
+        document = json.loads(self.json())
+        entries = document if isinstance(document, list) else [document]
+        return {entry["name"]: float(entry["score"]) for entry in entries}
 
     def json(self) -> str:
         from bleucli.formats import single_system

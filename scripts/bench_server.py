@@ -376,11 +376,11 @@ def main() -> int:
             " ".join(w for w in line.split() if rng.random() > 0.02 * (k % 7)) for line in lines
         ]
         data = ("\n".join(changed) + "\n").encode("utf-8")
-        variants.append((data, score(version.references, version.args, data)))
+        variants.append((data, score(version.references, version.request, data)))
     from bleucli.server.scoring import intervals
 
     kept = [  # each variant's resampled scores, as the worker keeps them
-        json.dumps(intervals(version.references, version.args, scored.stats)["resampled"])
+        json.dumps(intervals(version.references, version.request, scored.stats)["resampled"])
         for _, scored in variants
     ]
     from sqlalchemy import insert
@@ -397,7 +397,7 @@ def main() -> int:
             sid = connection.execute(insert(schema.submissions).values(
                 testset_id=testset.id, version_id=version.id, team_id=team_ids[f"team{team:02d}"],
                 name=f"run {k}", status="scored", hypothesis_sha256="0" * 64,
-                result=scored.result, scores=json.dumps(scored.scores),
+                result=scored.json(), scores=json.dumps(scored.scores),
                 receipt="{}", primary_choice=False, attempts=1, created_at=store.now(), finished_at=store.now(),
             )).inserted_primary_key[0]  # fmt: skip
             connection.execute(insert(schema.submission_data).values(
@@ -466,7 +466,7 @@ def main() -> int:
 
     # 5. a series of 1,000 runs: its API and trend page
     bands = [
-        json.dumps(intervals(version.references, version.args, scored.stats))
+        json.dumps(intervals(version.references, version.request, scored.stats))
         for _, scored in variants[:10]
     ]
     with writing(engine) as connection:
@@ -475,7 +475,7 @@ def main() -> int:
             sid = connection.execute(insert(schema.submissions).values(
                 testset_id=testset.id, version_id=version.id, team_id=team_ids["team02"],
                 name=f"nightly {k}", status="scored", hypothesis_sha256="0" * 64,
-                result=scored.result, scores=json.dumps(scored.scores),
+                result=scored.json(), scores=json.dumps(scored.scores),
                 receipt="{}", primary_choice=False, attempts=1, created_at=store.now(), finished_at=store.now(),
                 series="nightly", labels=json.dumps({"commit": f"{k:07x}"}), intervals=bands[k % 10],
                 promoted=False,

@@ -21,7 +21,7 @@ Definitions (each one is what the tests recompute by brute force):
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -156,6 +156,26 @@ def length_labels() -> list[str]:
     return [bucket_label(e - 1, LENGTH_EDGES) for e in LENGTH_EDGES] + [
         bucket_label(LENGTH_EDGES[-1], LENGTH_EDGES)
     ]
+
+
+def word_splitter(
+    bleu_options: Mapping[str, Any], language_pair: str | None
+) -> tuple[Callable[[str], list[str]], str]:
+    """The words of the word analyses: BLEU's tokens under its options (its default tokeniser
+    for the target language otherwise), and how they were made, for the report's signatures."""
+    from bleucli.tokenizers import default_tokenizer, get_tokenizer
+
+    name = bleu_options.get("tokenize")
+    if name is None:
+        pair = language_pair or ""
+        name = default_tokenizer(pair.split("-")[-1] if "-" in pair else "")
+    tokenizer = get_tokenizer(name)
+    lowercase = bool(bleu_options.get("lowercase"))
+
+    def words(line: str) -> list[str]:
+        return tokenizer(line.lower() if lowercase else line).split()
+
+    return words, f"tok:{tokenizer.signature()}|case:{'lc' if lowercase else 'mixed'}"
 
 
 class Inputs:

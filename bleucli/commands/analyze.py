@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 def load(options: Options, source: str | None) -> Inputs:
     """The systems, references, source and metrics of a request, as analysis inputs."""
-    from bleucli.analysis.compute import Inputs
+    from bleucli.analysis.compute import Inputs, word_splitter
     from bleucli.commands.inputs import (
         load_references,
         load_systems,
@@ -63,13 +63,7 @@ def load(options: Options, source: str | None) -> Inputs:
         key: signature_with_testset(metric, fields).format(options.short)
         for key, metric in metrics.items()
     }
-    tokenizer = _word_tokenizer(options)
-    lowercase = bool(options.bleu.get("lowercase"))
-
-    def words(line: str) -> list[str]:
-        return tokenizer(line.lower() if lowercase else line).split()
-
-    signatures["words"] = f"tok:{tokenizer.signature()}|case:{'lc' if lowercase else 'mixed'}"
+    words, signatures["words"] = word_splitter(options.bleu, options.language_pair)
     return Inputs(
         names,
         [s.lines for s in systems],
@@ -80,16 +74,6 @@ def load(options: Options, source: str | None) -> Inputs:
         signatures,
         files,
     )
-
-
-def _word_tokenizer(options: Options) -> Any:
-    from bleucli.tokenizers import default_tokenizer, get_tokenizer
-
-    name = options.bleu.get("tokenize")
-    if name is None:
-        pair = options.language_pair or ""
-        name = default_tokenizer(pair.split("-")[-1] if "-" in pair else "")
-    return get_tokenizer(name)
 
 
 def frequencies_from(path: str | None, inputs: Inputs, encoding: str) -> tuple[Counter | None, str]:
@@ -139,17 +123,6 @@ def analyze(
     return render(analysis, options.fmt, options.width)
 
 
-def html_report(
-    options: Options,
-    example_metric: str | None,
-    without_plots: str | None = None,
-    back: tuple[str, str] | None = None,
-) -> str:
-    """The HTML report alone (the evaluation server's report page)."""
-    analysis, inputs = _analysis(options, None, None, 5, example_metric)
-    return report_document(analysis, inputs, options.width, example_metric, without_plots, back)
-
-
 def _analysis(
     options: Options,
     source: str | None,
@@ -182,97 +155,10 @@ def _analysis(
 def write_html(
     analysis: Analysis, inputs: Inputs, path: str, width: int, example_metric: str | None
 ) -> None:
+    from bleucli.analysis.report import report_document
     from bleucli.io import write_atomic
 
     write_atomic(path, report_document(analysis, inputs, width, example_metric))
-
-
-def report_document(
-    analysis: Analysis,
-    inputs: Inputs,
-    width: int,
-    example_metric: str | None,
-    without_plots: str | None = None,
-    back: tuple[str, str] | None = None,
-) -> str:
-    """The HTML report; ``without_plots``: the note shown when matplotlib is missing (the
-    install hint by default)."""
-    from bleucli.analysis import html, plots
-    from bleucli.analysis.compute import choose_metric
-
-    figures: list[tuple[str, str]] = []
-    missing = None
-    if plots.available():
-        key = choose_metric(inputs, example_metric)
-        resampled = _resampled(inputs, key)  # one set of resamples for every figure
-        extra = [
-            (
-                f"{inputs.display[key]} per system with 95% bootstrap intervals",
-                scores_figure(inputs, key, resampled),
-            )
-        ]
-        for other in range(1, len(inputs.names)):
-            extra.append(
-                (
-                    f"Bootstrap distribution of {inputs.display[key]} differences, "
-                    f"{inputs.names[other]} - {inputs.names[0]}",
-                    bootstrap_figure(inputs, key, other, resampled),
-                )
-            )
-        figures = html.figures_for(analysis, extra)
-    else:
-        missing = without_plots or f"Figures need matplotlib: {plots.INSTALL_HINT}"
-    return html.document(analysis, width, figures, missing, back)
-
-
-# -- figures -------------------------------------------------------------------------------
-
-
-def _resampled(inputs: Inputs, key: str, n_samples: int = 1000) -> list[Any]:
-    from bleucli.significance import draw_resamples, seed_from_environment
-
-    _, seed = seed_from_environment()
-    drawn = draw_resamples(len(inputs.references[0]), n_samples, seed)
-    return [drawn.scores(inputs.metrics[key], rows) for rows in inputs.rows[key]]
-
-
-def scores_figure(
-    inputs: Inputs, key: str, resampled: list[Any] | None = None, with_key: bool = False
-) -> Any:
-    """``with_key``: a key of the systems' files under the figure (a figure on its own; the
-    report lists them in its Systems table)."""
-    from bleucli.analysis.plots import scores_figure as figure
-    from bleucli.paired import estimate_ci
-
-    every = range(len(inputs.references[0]))
-    scores = [inputs.score(key, k, every) for k in range(len(inputs.names))]
-    intervals = [estimate_ci(samples) for samples in resampled or _resampled(inputs, key)]
-    return figure(
-        inputs.names,
-        inputs.display[key],
-        scores,
-        [float(m) for m, _ in intervals],
-        [float(h) for _, h in intervals],
-        inputs.files if with_key else None,
-    )
-
-
-def bootstrap_figure(
-    inputs: Inputs, key: str, other: int, resampled: list[Any] | None = None, with_key: bool = False
-) -> Any:
-    from bleucli.analysis.plots import bootstrap_figure as figure
-
-    every = range(len(inputs.references[0]))
-    resampled = resampled or _resampled(inputs, key)
-    differences = resampled[other] - resampled[0]
-    observed = inputs.score(key, other, every) - inputs.score(key, 0, every)
-    return figure(
-        list(differences),
-        observed,
-        inputs.display[key],
-        (inputs.names[0], inputs.names[other]),
-        [inputs.files[0], inputs.files[other]] if with_key else None,
-    )
 
 
 def plot(options: Options, kind: str, output: str, metric_name: str | None) -> str:
@@ -283,6 +169,7 @@ def plot(options: Options, kind: str, output: str, metric_name: str | None) -> s
         choose_metric,
         length_labels,
     )
+    from bleucli.analysis.report import bootstrap_figure, scores_figure
 
     if not plots.available():
         raise ConfigError(f"plots need matplotlib: {plots.INSTALL_HINT}")

@@ -71,8 +71,9 @@ def add_testset(
     split): checked through the scoring command's own code before anything is stored, so a
     set no submission could be scored on is never created."""
     from bleucli.io import read_file, require_nonempty
+    from bleucli.scoring import ScoringRequest
     from bleucli.server import leaderboard, store
-    from bleucli.server.scoring import check_arguments, sha256
+    from bleucli.server.scoring import sha256
 
     if not name.strip() or "/" in name:
         raise UsageError(f"test set name {name!r}: give a non-empty name without '/'")
@@ -81,7 +82,7 @@ def add_testset(
     check_pair(pair)
     if not refs:
         raise UsageError("give the references with --ref FILE (once per reference)")
-    check_arguments(args)
+    request = ScoringRequest.from_args(args)  # metric options only: anything else is refused
     references = []
     originals = []
     for path in refs:
@@ -93,7 +94,7 @@ def add_testset(
     for path, lines in zip(refs, references):
         if len(lines) != len(references[0]):
             raise ConfigError(f"{path}: {len(lines)} lines, but {refs[0]} has {len(references[0])}")
-    check_arguments(args, references)  # the metrics, built as the scoring command builds them
+    request.build(references)  # the metrics, built as the scoring command builds them
     engine = _ready(url)
     existing = store.testset(engine, name)
     owner = settings.pop("owner", None)
@@ -118,7 +119,7 @@ def add_testset(
                 )
             extra[option] = lines
     testset_id, outcome = store.save_testset(
-        engine, name, pair, references, [sha256(data) for data in originals], args,
+        engine, name, pair, references, [sha256(data) for data in originals], request,
         extra.get("source"), extra.get("docids"),
         {k: v for k, v in settings.items() if v is not None}, public_fraction, originals,
     )  # fmt: skip

@@ -60,7 +60,4 @@ def blind_refusal(testset: store.TestSet, what: str) -> Problem:
 def metric_names(engine: Any, testset: store.TestSet) -> list[str]:
     if testset.version_id is None:
         return []
-    from bleucli.cli import scoring_options
-
-    args = store.version(engine, testset.version_id).args
-    return list(scoring_options(["REF", "-i", "HYP", *args]).metrics)
+    return store.version(engine, testset.version_id).request.names

@@ -115,7 +115,7 @@ def prepare(engine: Any, testset: store.TestSet, current: Any, options: Any) -> 
     tolerance_for, min_score = _strings(options, "tolerance_for"), _strings(options, "min_score")
     runs = store.series_runs(engine, current.testset_id, current.team_id, current.series)
     version = store.version(engine, current.version_id)
-    metrics = metrics_for(version.references, version.args)
+    metrics = metrics_for(version.references, version.request)
     # the scores are in the order of the set's metrics: the first score is the first metric's
     first_metric = next(iter(json.loads(current.scores)))
     higher = next(iter(metrics.values())).higher_is_better
@@ -157,7 +157,7 @@ def evaluate(engine: Any, payload: dict[str, Any]) -> dict[str, Any]:
     current = store.submission(engine, payload["run"])
     baseline = store.submission(engine, payload["baseline"]) if payload["baseline"] else None
     version = store.version(engine, current.version_id)
-    metrics = metrics_for(version.references, version.args)
+    metrics = metrics_for(version.references, version.request)
     own = store.stats(engine, [current.id])[current.id]
     names = {metric.score_from_values(own[key][0]).name: key for key, metric in metrics.items()}
     now = {r.key: r for r in parse_results(json.loads(current.result), f"run {current.id}")}

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -32,27 +31,20 @@ def gate(engine: Any, job: store.Job) -> str:
 
 def report(engine: Any, job: store.Job) -> str:
     """``bleucli analyze``'s HTML report of a submission, with a link back to it."""
-    import tempfile
-
-    from bleucli.cli import scoring_options
-    from bleucli.commands.analyze import html_report
-    from bleucli.server.scoring import write_inputs
+    from bleucli.analysis.report import html_report
+    from bleucli.server.scoring import hypothesis_lines
 
     assert job.submission_id is not None
     row = store.submission(engine, job.submission_id)
     version = store.version(engine, row.version_id)
-    with tempfile.TemporaryDirectory(prefix="bleucli-report-") as folder:
-        paths, hyp = write_inputs(folder, version.references, store.hypothesis(engine, row.id))
-        label = row.name.replace(":", " ") or "submission"  # NAME:FILE splits at the first ':'
-        options = scoring_options([*paths, "-i", f"{label}:{hyp}", *version.args, "-q"])
-        options.fmt = "text"
-        html = html_report(
-            options,
-            None,
-            without_plots="Figures are not drawn on this server.",
-            back=(f"/submissions/{row.id}", f"← submission {row.id}"),
-        )
-        return html.replace(folder + os.sep, "")  # no temporary paths shown
+    lines = hypothesis_lines(store.hypothesis(engine, row.id), len(version.references[0]))
+    return html_report(
+        version.request,
+        version.references,
+        [(row.name or "submission", lines)],
+        without_plots="Figures are not drawn on this server.",
+        back=(f"/submissions/{row.id}", f"← submission {row.id}"),
+    )
 
 
 def leaderboard(engine: Any, job: store.Job) -> str:

@@ -37,7 +37,7 @@ def compute(engine: Any, testset: store.TestSet) -> dict[str, Any]:
     this computes is never counted by mistake)."""
     from bleucli.ranking import rank_systems
     from bleucli.server.blind import part_shown
-    from bleucli.server.scoring import decimals, metrics_for
+    from bleucli.server.scoring import metrics_for
     from bleucli.significance import seed_from_environment
 
     document: dict[str, Any] = {
@@ -56,8 +56,8 @@ def compute(engine: Any, testset: store.TestSet) -> dict[str, Any]:
         return document
     part = part_shown(testset, ranked[0])
     document["part"] = part
-    metrics = metrics_for(current.references, current.args)
-    width = decimals(current.args)
+    metrics = metrics_for(current.references, current.request)
+    width = current.request.width
     first_key = next(iter(metrics))
     first = metrics[first_key]
     lines = _part_lines(current, part)

@@ -78,7 +78,7 @@ def segment_scores(engine: Any, row: Any) -> dict[str, list[float]]:
     from bleucli.server.scoring import metrics_for
 
     version = store.version(engine, row.version_id)
-    metrics = metrics_for(version.references, version.args)
+    metrics = metrics_for(version.references, version.request)
     stats = store.stats(engine, [row.id])[row.id]
     out = {}
     for key, metric in metrics.items():

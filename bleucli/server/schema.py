@@ -97,6 +97,8 @@ versions = Table(
     Column("public_fraction", Float, nullable=True),
     Column("longest_line", Integer, nullable=True),
     Column("references_hmac", Text, nullable=True),  # JSON: HMAC-SHA256 of each file's bytes
+    # 0004: the scoring request (bleucli.scoring) as JSON; ``args`` stays for the record
+    Column("request", Text, nullable=True),
 )
 
 submissions = Table(

@@ -61,7 +61,7 @@ def _trend(engine: Any, row: Any, version: Any, stats: dict[str, Any]) -> dict[s
     if earlier and earlier[-1].version_id == row.version_id:
         previous = store.stats(engine, [earlier[-1].id])[earlier[-1].id]
         step_from = earlier[-1].id
-    trend = scoring.intervals(version.references, version.args, stats, previous)
+    trend = scoring.intervals(version.references, version.request, stats, previous)
     trend["step_from"] = step_from
     return trend
 
@@ -80,9 +80,9 @@ def _parts(version: store.Version, lines: list[str]) -> dict[str, Any] | None:
     ):
         references = [[reference[k] for k in chosen] for reference in version.references]
         scored = scoring.score(
-            references, version.args, scoring.lines_bytes([lines[k] for k in chosen])
+            references, version.request, scoring.lines_bytes([lines[k] for k in chosen])
         )
-        out[part] = {"result": json.loads(scored.result), "scores": scored.scores}
+        out[part] = {"result": json.loads(scored.json()), "scores": scored.scores}
     return out
 
 
@@ -97,7 +97,7 @@ def score_submission(engine: Any, job: store.Job, name: str) -> str:
     assert testset is not None
     data = store.hypothesis(engine, job.id)
     try:
-        scored = scoring.score(version.references, version.args, data)
+        scored = scoring.score(version.references, version.request, data)
         parts = _parts(version, scoring.hypothesis_lines(data, version.n_lines))
     except BleucliError as err:
         # the set's own options failing (a database from before add-testset checked them)
@@ -115,7 +115,7 @@ def score_submission(engine: Any, job: store.Job, name: str) -> str:
     trend = _trend(engine, row, version, scored.stats)
     receipt = receipts.sign(
         receipts.document(
-            job.id, testset, version, row.hypothesis_sha256, json.loads(scored.result), parts,
+            job.id, testset, version, row.hypothesis_sha256, json.loads(scored.json()), parts,
             store.iso(store.now()) or "", store.server_name(engine),
         ),
         store.signing_key(engine),
@@ -127,7 +127,7 @@ def score_submission(engine: Any, job: store.Job, name: str) -> str:
         {
             "status": "scored",
             "error": None,
-            "result": scored.result,
+            "result": scored.json(),
             "scores": json.dumps(scored.scores),
             "stats": store.encode_stats(scored.stats),
             "receipt": json.dumps(receipt, ensure_ascii=False),

@@ -64,6 +64,7 @@ def wait_until_done(db: str, ids: list[int], timeout: float = 120) -> list:
 def test_kill_9_in_a_burst_then_restart_scores_every_acknowledged_submission_once(
     db_url, tmp_path
 ) -> None:
+    from bleucli.scoring import ScoringRequest
     from bleucli.server.scoring import score
 
     tokens = set_up(
@@ -95,7 +96,13 @@ def test_kill_9_in_a_burst_then_restart_scores_every_acknowledged_submission_onc
         restarted.stop()
     references = [Path(REF).read_text(encoding="utf-8").splitlines()]
     expected = [
-        json.loads(score(references, ["-m", "bleu", "chrf"], Path(path).read_bytes()).result)
+        json.loads(
+            score(
+                references,
+                ScoringRequest.from_args(["-m", "bleu", "chrf"]),
+                Path(path).read_bytes(),
+            ).json()
+        )
         for path in (HYP, HYP2)
     ]
     from bleucli.server import store

@@ -179,7 +179,7 @@ def test_reveal_asks_first(blind: Local) -> None:
     [
         (("-m", "comet"), "unknown metric 'comet'"),
         (("-tok", "nonsense"), "unknown tokenizer 'nonsense'"),
-        (("-m", "bleu", "-f", "json"), "metric options only"),
+        (("-m", "bleu", "-f", "json"), "-f: not a metric option"),
     ],
 )
 def test_add_testset_refuses_options_no_submission_could_be_scored_with(

@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bleucli.server.store.common import Identity, iso, now, utc
+
+if TYPE_CHECKING:
+    from bleucli.scoring import ScoringRequest
 
 #: The default cap on a hypothesis line, in multiples of the longest reference line: far
 #: above any real output, far below a file built to exhaust a worker.
@@ -93,7 +96,7 @@ def testset_from(row: Any) -> TestSet:
 @dataclass
 class Version:
     id: int
-    args: list[str]
+    request: ScoringRequest
     references: list[list[str]]
     references_sha256: list[str]
     source: list[str] | None
@@ -118,9 +121,16 @@ def version_from(row: Any) -> Version:
     longest = row.longest_line
     if longest is None:
         longest = max((len(line) for ref in references for line in ref), default=0)
+    from bleucli.scoring import ScoringRequest
+
+    request = (
+        ScoringRequest.from_json(row.request, f"test set version {row.id}")
+        if row.request
+        else ScoringRequest.from_args(json.loads(row.args))
+    )
     return Version(
         row.id,
-        json.loads(row.args),
+        request,
         references,
         json.loads(row.references_sha256),
         json.loads(row.source) if row.source else None,

@@ -7,7 +7,7 @@ import secrets
 import weakref
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, insert, select, update
 
@@ -16,6 +16,9 @@ from bleucli.server import schema as t
 from bleucli.server.db import writing
 from bleucli.server.store.common import bump, iso, now, utc
 from bleucli.server.store.models import TestSet, Version, testset_from, version_from
+
+if TYPE_CHECKING:
+    from bleucli.scoring import ScoringRequest
 
 #: Settings an organiser may change without a new version.
 EDITABLE = (
@@ -39,7 +42,7 @@ def save_testset(
     pair: str,
     references: list[list[str]],
     references_sha256: list[str],
-    args: list[str],
+    request: ScoringRequest,
     source: list[str] | None,
     docids: list[str] | None,
     settings: dict[str, Any],
@@ -60,7 +63,8 @@ def save_testset(
         hmacs = json.dumps([commitment(secret, data) for data in reference_bytes])
     version = {
         "references_hmac": hmacs,
-        "args": json.dumps(args),
+        "args": json.dumps([]),  # 0004: the request below says it all
+        "request": request.dumps(),
         "references": json.dumps(references, ensure_ascii=False),
         "references_sha256": json.dumps(references_sha256),
         "source": source_text,
@@ -96,7 +100,7 @@ def save_testset(
                 else None
             )
             if current is not None and (
-                json.loads(current.args) == args
+                _request_of(current) == request
                 and json.loads(current.references_sha256) == references_sha256
                 and current.public_fraction == public_fraction
                 and current.source == source_text
@@ -127,6 +131,14 @@ def save_testset(
 
             queue_rescoring(connection, testset_id, previous, version_id)
     return testset_id, outcome
+
+
+def _request_of(row: Any) -> ScoringRequest:
+    from bleucli.scoring import ScoringRequest
+
+    if row.request:
+        return ScoringRequest.from_json(row.request)
+    return ScoringRequest.from_args(json.loads(row.args))
 
 
 def edit_testset(engine: Any, name: str, settings: dict[str, Any]) -> TestSet:
