@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -82,7 +83,9 @@ def add_testset(
     check_pair(pair)
     if not refs:
         raise UsageError("give the references with --ref FILE (once per reference)")
-    request = ScoringRequest.from_args(args)  # metric options only: anything else is refused
+    # metric options only (anything else is refused); the pair's target picks BLEU's
+    # tokeniser as it does for the scoring command's -l
+    request = replace(ScoringRequest.from_args(args), language_pair=pair)
     references = []
     originals = []
     for path in refs:
