@@ -9,7 +9,7 @@ returning text; :mod:`bleucli.cli` only declares the options and maps errors to 
   :mod:`~bleucli.commands.paired` (``--paired-bs``/``--paired-ar``), over
   :mod:`~bleucli.commands.inputs` (hypotheses, references, test-set selection);
 - :mod:`~bleucli.commands.report`, :mod:`~bleucli.commands.gate` (with
-  :mod:`~bleucli.commands.gate_significance`) and :mod:`~bleucli.commands.merge`: the
-  subcommands, which read results through :mod:`bleucli.results` and shards through
-  :mod:`bleucli.shards`.
+  :mod:`~bleucli.commands.gate_significance`; the checks are :mod:`bleucli.gating`) and
+  :mod:`~bleucli.commands.merge`: the subcommands, which read results through
+  :mod:`bleucli.results` and shards through :mod:`bleucli.shards`.
 """

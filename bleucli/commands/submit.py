@@ -154,7 +154,7 @@ def gate(
 
     import requests
 
-    from bleucli.commands.gate import (
+    from bleucli.gating.render import (
         EXIT_GATE_FAILED,
         actions_annotations,
         render_text,

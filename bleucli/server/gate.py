@@ -85,8 +85,8 @@ def prepare(engine: Any, testset: store.TestSet, current: Any, options: Any) -> 
     """Check a gate request and pick its baseline: the worker's job payload. Refused with
     its status: a run not scored or in no series, a malformed option, more resamples than the
     set allows (422, naming the cap)."""
-    from bleucli.commands.gate import finite, parse_thresholds
     from bleucli.errors import ConfigError
+    from bleucli.gating.checks import finite, parse_thresholds
     from bleucli.results import parse_results
     from bleucli.server.scoring import metrics_for
 
@@ -149,8 +149,8 @@ def evaluate(engine: Any, payload: dict[str, Any]) -> dict[str, Any]:
     the run; a passing run with ``promote`` becomes the series' baseline. On a worker."""
     from dataclasses import asdict
 
-    from bleucli.commands.gate import parse_thresholds, run_checks
-    from bleucli.commands.gate_significance import Rows, statistical_checks
+    from bleucli.gating.checks import parse_thresholds, run_checks
+    from bleucli.gating.significance import Rows, statistical_checks
     from bleucli.results import parse_results
     from bleucli.server.scoring import metrics_for
 
