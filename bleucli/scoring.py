@@ -101,6 +101,18 @@ class ScoringRequest:
         command-line parser needed: a server's stored settings, add-testset's options)."""
         return parse_metric_args(args)
 
+    @classmethod
+    def from_signatures(cls, signatures: Sequence[str], width: int = 1) -> ScoringRequest:
+        """The request that reproduces results from their signatures (``BLEU|nrefs:1|...``):
+        each metric with the options its signature names (``bleucli verify``, a receipt)."""
+        from bleucli.signature import parse_signature
+
+        metrics = []
+        for text in signatures:
+            parsed = parse_signature(text)
+            metrics.append(MetricRequest(parsed.metric, parsed.metric_options()))
+        return cls(tuple(metrics), None, width)
+
     def metric_kwargs(self) -> dict[str, tuple[type[Metric], dict[str, Any]]]:
         """Per metric, its class and the keywords it is built with."""
         from bleucli.metrics import metric_class

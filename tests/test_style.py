@@ -95,3 +95,49 @@ def test_no_import_cycles() -> None:
         if module not in state:
             visit(module)
     assert cycles == [], " ; ".join(" -> ".join(c) for c in cycles)
+
+
+#: The front ends: the command line (its commands and launcher) and the SacreBLEU command
+#: shim. Everything else is the library they share.
+FRONT_ENDS = ("bleucli.cli", "bleucli.commands", "bleucli.launch", "bleucli.__main__",
+              "bleucli._help", "bleucli.sacrebleu_compat")  # fmt: skip
+#: Library modules that draw progress bars on a terminal with click (nothing else of it).
+PROGRESS_BARS = {"bleucli.progress", "bleucli.testsets.download"}
+
+
+def _imports(path) -> set[str]:
+    """Every module ``path`` imports, lazily or not, by absolute name."""
+    import ast
+
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found |= {f"{node.module}.{alias.name}" for alias in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+    return found
+
+
+def test_the_library_never_imports_the_command_line() -> None:
+    """The floor under every front end: metrics, tokenisers, scoring, analysis, gating,
+    meta-evaluation and the server import neither the command modules nor click, so each
+    can be used (and is used, by the server's workers) without a command line."""
+
+    def front_end(module: str) -> bool:
+        return any(module == f or module.startswith(f + ".") or module.startswith(f + "_")
+                   for f in FRONT_ENDS)  # fmt: skip
+
+    package = ROOT / "bleucli"
+    offences = []
+    for path in sorted(package.rglob("*.py")):
+        name = ".".join(("bleucli", *path.relative_to(package).with_suffix("").parts))
+        name = name.removesuffix(".__init__")
+        if front_end(name):
+            continue
+        for target in sorted(_imports(path)):
+            if front_end(target) or (
+                (target == "click" or target.startswith("click.")) and name not in PROGRESS_BARS
+            ):
+                offences.append(f"{name} imports {target}")
+    assert offences == [], "\n".join(offences)

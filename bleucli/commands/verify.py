@@ -13,7 +13,6 @@ failed), 1 otherwise; the last line says which."""
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from typing import Any
 
@@ -195,15 +194,16 @@ def verify(
         if part != "all" and not refs:
             skip("scores", "give the reference files to recompute a part's scores")
         else:
-            with _part_files(part, key_hex, hypothesis, refs) as (hyp, ref_files):
-                for entry in _entries(receipt["result"]):
-                    score = _rescore(entry, hyp, ref_files, test_set, language_pair)
-                    report(
-                        _close(score, float(entry["score"])),
-                        entry["name"],
-                        f"{entry['name']} recomputed {score:.4f}, receipt says {entry['score']}"
-                        + (" (the public part's lines)" if part != "all" else ""),
-                    )
+            hyp_lines, ref_lines = _part_lines(part, key_hex, hypothesis, refs, test_set,
+                                               language_pair)  # fmt: skip
+            for entry in _entries(receipt["result"]):
+                score = _rescore(entry, hyp_lines, ref_lines)
+                report(
+                    _close(score, float(entry["score"])),
+                    entry["name"],
+                    f"{entry['name']} recomputed {score:.4f}, receipt says {entry['score']}"
+                    + (" (the public part's lines)" if part != "all" else ""),
+                )
     if failed:
         lines.append(f"not verified: {len(failed)} check(s) failed ({', '.join(failed)})")
     elif skipped:
@@ -221,54 +221,37 @@ def _read_bytes(path: str) -> bytes:
         raise ConfigError(f"{path}: cannot read ({err.strerror or err})") from None
 
 
-class _part_files:
-    """The hypothesis and reference files of a receipt's part (a split set's public lines) as
-    temporary files; the given files when the receipt covers every line."""
+def _part_lines(part: Any, key: str | None, hypothesis: str, refs: tuple[str, ...],
+                test_set: str | None, language_pair: str | None
+                ) -> tuple[list[str], list[list[str]]]:  # fmt: skip
+    """The hypothesis and reference lines a receipt's scores were computed on: every line,
+    or a split set's public lines (``part``), chosen with the revealed key."""
+    from bleucli.commands.inputs import load_references
+    from bleucli.commands.request import Options
+    from bleucli.io import check_same_length, read_file
 
-    def __init__(self, part: Any, key: str | None, hypothesis: str, refs: tuple[str, ...]) -> None:
-        self.part, self.key, self.hypothesis, self.refs = part, key, hypothesis, refs
-        self.folder: Any = None
+    hyp = read_file(hypothesis)
+    if refs:
+        sources = load_references(Options(refs=refs))
+    else:
+        sources = load_references(Options(test_set=test_set, language_pair=language_pair))
+    check_same_length(hyp, sources)
+    references = [source.lines for source in sources]
+    if part == "all":
+        return hyp.lines, references
+    from bleucli.server.blind import public_lines
 
-    def __enter__(self) -> tuple[str, tuple[str, ...]]:
-        if self.part == "all":
-            return self.hypothesis, self.refs
-        import os
-        import tempfile
-
-        from bleucli.io import read_file
-        from bleucli.server.blind import public_lines
-
-        self.folder = tempfile.TemporaryDirectory(prefix="bleucli-verify-")
-        hyp_lines = read_file(self.hypothesis).lines
-        chosen = public_lines(str(self.key), len(hyp_lines), float(self.part["fraction"]))
-        paths = []
-        for k, path in enumerate((self.hypothesis, *self.refs)):
-            kept = hyp_lines if k == 0 else read_file(path).lines
-            target = os.path.join(self.folder.name, f"file{k}")
-            with open(target, "w", encoding="utf-8") as handle:
-                handle.write("".join(kept[i] + "\n" for i in chosen if i < len(kept)))
-            paths.append(target)
-        return paths[0], tuple(paths[1:])
-
-    def __exit__(self, *_: Any) -> None:
-        if self.folder is not None:
-            self.folder.cleanup()
+    chosen = public_lines(str(key), len(hyp.lines), float(part["fraction"]))
+    return [hyp.lines[i] for i in chosen], [[ref[i] for i in chosen] for ref in references]
 
 
 def _entries(result: Any) -> list[dict[str, Any]]:
     return result if isinstance(result, list) else [result]
 
 
-def _rescore(entry: dict[str, Any], hypothesis: str, refs: tuple[str, ...], test_set: str | None,
-             language_pair: str | None) -> float:  # fmt: skip
-    """The score of the hypothesis under the entry's own signature (``--from-signature``)."""
-    from bleucli.cli import scoring_options
-    from bleucli.commands.score import run
+def _rescore(entry: dict[str, Any], hypotheses: list[str], references: list[list[str]]) -> float:
+    """The score of the hypotheses under the entry's own signature."""
+    from bleucli.scoring import ScoringRequest, score
 
-    where = list(refs) if refs else ["-t", str(test_set), "-l", str(language_pair or "")]
-    signature = f"{entry['name']}|{entry['signature']}"
-    options = scoring_options(
-        [*where, "-i", hypothesis, "--from-signature", signature, "-f", "json", "-w", "10", "-q"]
-    )
-    document = json.loads(run(options))
-    return float((document[0] if isinstance(document, list) else document)["score"])
+    request = ScoringRequest.from_signatures([f"{entry['name']}|{entry['signature']}"], 10)
+    return float(score(request, hypotheses, references).results[0].score.score)
