@@ -41,6 +41,12 @@ _LAZY = {
     "ENGINE": "bleucli.native",
     "uninstall_sacrebleu": "bleucli.install",
     "resegment": "bleucli.mwer",
+    "ScoringRequest": "bleucli.scoring",
+    "MetricRequest": "bleucli.scoring",
+    "Scored": "bleucli.scoring",
+    "score": "bleucli.scoring",
+    "metric_class": "bleucli.metrics",
+    "available_metrics": "bleucli.metrics",
 }
 
 __all__ = ["__version__", *_LAZY]

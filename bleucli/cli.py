@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from bleucli.errors import BleucliError, ConfigError, InputError, UsageError
+from bleucli.errors import BleucliError, ConfigError, InputError
 from bleucli.native import ENGINE
 from bleucli.version import __version__
 
@@ -125,6 +125,73 @@ def metric_options(
         return function
 
     return decorate
+
+
+def with_plugin_options(selected: click.Command, args: Sequence[str]) -> click.Command:
+    """``selected`` with the declared options of the plugin metrics ``args`` ask for: a
+    ``-m`` name that is not built in, or a flag the command does not know (a plugin's). The
+    entry points are read only then, so plain scoring never pays for them."""
+    from bleucli.metrics import available_metrics, builtin_names, metric_class
+
+    known = {opt for param in selected.params for opt in (*param.opts, *param.secondary_opts)}
+
+    def unknown(arg: str) -> bool:
+        head = arg.partition("=")[0]
+        if not head.startswith("-") or head in ("-", "--") or head in known or _number(head):
+            return False
+        return not (head.startswith("--") and any(k.startswith(head) for k in known))
+
+    names = _metric_names(args)
+    if not any(unknown(arg) for arg in args) and all(n in builtin_names() for n in names):
+        return selected
+
+    extra = []
+    for name in available_metrics():
+        if name in builtin_names():
+            continue
+        for option in metric_class(name).OPTIONS:
+            if not option.cli:
+                continue
+            clash = [flag for flag in option.flags if flag in known]
+            if clash:
+                raise ConfigError(
+                    f"metric plugin {name}: its option {', '.join(clash)} is already "
+                    "bleucli's; the plugin must declare other flags"
+                )
+            known.update(option.flags)
+            extra.append(click_parameter(option))
+    if not extra:
+        return selected
+    from copy import copy
+
+    widened = copy(selected)
+    widened.params = [*selected.params, *extra]
+    return widened
+
+
+def _number(arg: str) -> bool:
+    try:
+        float(arg)
+    except ValueError:
+        return False
+    return True
+
+
+def _metric_names(args: Sequence[str]) -> list[str]:
+    """The names given to ``-m``/``--metrics`` (before click has parsed anything)."""
+    names: list[str] = []
+    taking = False
+    for arg in args:
+        head, eq, value = arg.partition("=")
+        if head in ("-m", "--metrics"):
+            taking = not eq
+            if eq:
+                names.append(value.lower())
+        elif taking and not arg.startswith("-"):
+            names.append(arg.lower())
+        else:
+            taking = False
+    return names
 
 
 def metric_values(
@@ -490,17 +557,6 @@ def _metrics_of(params: dict[str, Any]) -> list[str]:
     if any(name not in builtin_names() for name in params.get("metrics", ())):
         names = available_metrics()
     return [n for n in names if all(o.param in params for o in metric_class(n).OPTIONS if o.cli)]
-
-
-def scoring_options(args: Sequence[str]) -> Any:
-    """The request ``bleucli ARGS`` makes, parsed as the scoring command parses it (the
-    server scores through this: the same options, the same code path). Usage errors raise
-    :class:`UsageError`."""
-    try:
-        ctx = command.make_context("bleucli", expand_variadic(expand_prefixes(args, command)))
-    except click.UsageError as err:
-        raise UsageError(err.format_message()) from None
-    return options_from(ctx, ctx.params)
 
 
 @click.command(name="report", context_settings={"help_option_names": ["-h", "--help"]})
@@ -1068,24 +1124,13 @@ def _stats_main(args: list[str]) -> list[str]:
     return ["--emit-stats", *args]
 
 
-SUBCOMMANDS = {
-    "report": report_command,
-    "gate": gate_command,
-    "merge": merge_command,
-    "analyze": analyze_command,
-    "plot": plot_command,
-    "mbr": mbr_command,
-    "resegment": resegment_command,
-}
-
-
 def _configure_logging(quiet: bool) -> None:
     from bleucli.log import configure
 
     configure(quiet)
 
 
-def _single_threaded_blas() -> None:
+def single_threaded_blas() -> None:
     """One BLAS thread unless the user chose otherwise: the command line's matrix products
     (bootstrap draw counts x statistics) are small, and a thread pool spinning beside them
     doubled the CPU time of paired tests for no gain in wall time. Set before numpy loads;
@@ -1098,26 +1143,27 @@ def _single_threaded_blas() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Console entry point: turns library errors into one-line messages and exit codes."""
+    """The scoring command (and ``bleucli stats``): library errors as one-line messages and
+    exit codes. Subcommands are dispatched by :mod:`bleucli.launch`."""
     args = list(sys.argv[1:] if argv is None else argv)
-    _single_threaded_blas()
-    selected, prog = command, "bleucli"
+    single_threaded_blas()
     if args and args[0] == "stats":
         if any(a in ("-h", "--help") for a in args[1:]):
             click.echo(STATS_HELP, nl=False)
             sys.exit(EXIT_OK)
         args = _stats_main(args[1:])
-    elif args and args[0] in SUBCOMMANDS:
-        selected, prog, args = SUBCOMMANDS[args[0]], f"bleucli {args[0]}", args[1:]
-    variadic = selected in (command, analyze_command, plot_command, mbr_command)
-    run_command(selected, args, prog, variadic)
+    run_command(command, args, "bleucli", True, plugins=True)
 
 
-def run_command(selected: click.Command, args: list[str], prog: str, variadic: bool) -> None:
+def run_command(
+    selected: click.Command, args: list[str], prog: str, variadic: bool, plugins: bool = False
+) -> None:
     """Run a click command as the tool runs every command: library errors as one line and
     their exit code, interrupts, a closed pipe (``bleucli.cli_server`` runs its commands
     through this too)."""
     try:
+        if plugins:  # the metric plugins' options, when the arguments ask for one
+            selected = with_plugin_options(selected, args)
         args = expand_prefixes(args, selected)
         returned = selected.main(
             expand_variadic(args) if variadic else args, prog_name=prog, standalone_mode=False

@@ -3,17 +3,14 @@ print). The launcher routes here, so the scoring command never imports it."""
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import click
 
 from bleucli.cli import (
     _configure_logging,
-    _single_threaded_blas,
     metric_options,
     metric_values,
-    run_command,
 )
 
 HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -202,9 +199,3 @@ def _cpus() -> int:
     import os
 
     return max(1, min(os.cpu_count() or 1, 256))
-
-
-def main(args: list[str]) -> None:
-    _single_threaded_blas()
-    run_command(meta_eval_command, args, "bleucli meta-eval", True)
-    sys.exit(0)  # pragma: no cover - run_command exits

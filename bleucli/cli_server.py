@@ -361,19 +361,3 @@ def verify_command(receipt: str, refs: tuple[str, ...], key: str | None, server:
     click.echo(text)
     if not ok:
         sys.exit(1)
-
-
-COMMANDS: dict[str, click.Command] = {
-    "server": server_group,
-    "submit": submit_command,
-    "verify": verify_command,
-}
-
-
-def main(args: list[str]) -> None:
-    """``bleucli server|submit|verify ...`` (the launcher sends them here, so the scoring
-    command's module never imports the server's)."""
-    from bleucli.cli import _single_threaded_blas, run_command
-
-    _single_threaded_blas()
-    run_command(COMMANDS[args[0]], args[1:], f"bleucli {args[0]}", False)

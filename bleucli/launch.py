@@ -1,6 +1,7 @@
-"""Console entry point. ``bleucli --help`` and ``--version`` are answered here without
-importing click (a third of the tool's start-up); everything else goes to
-:func:`bleucli.cli.main`.
+"""Console entry point and the one table of subcommands. ``bleucli --help`` and
+``--version`` are answered here without importing click (a third of the tool's start-up); a
+subcommand's module is imported only when it runs (the scoring command never imports the
+server's); everything else is the scoring command, :func:`bleucli.cli.main`.
 
 The help text is click's own rendering, stored in :mod:`bleucli._help` for the two widths
 click picks in practice (80-column terminals and pipes; terminals of 100 columns or more).
@@ -12,10 +13,22 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-#: Commands of the evaluation server (``bleucli.cli_server``).
-SERVER_COMMANDS = ("server", "submit", "verify")
-#: Commands with their own module above ``bleucli.cli`` (they use its runner).
-OWN_MODULES = {"meta-eval": "bleucli.cli_metaeval"}
+#: Every subcommand: the module and attribute of its click command, and whether its
+#: options take several values (``-i A B``, rewritten for click). ``bleucli stats`` is the
+#: scoring command's own mode (``bleucli.cli``).
+COMMANDS: dict[str, tuple[str, str, bool]] = {
+    "report": ("bleucli.cli", "report_command", False),
+    "gate": ("bleucli.cli", "gate_command", False),
+    "merge": ("bleucli.cli", "merge_command", False),
+    "analyze": ("bleucli.cli", "analyze_command", True),
+    "plot": ("bleucli.cli", "plot_command", True),
+    "mbr": ("bleucli.cli", "mbr_command", True),
+    "resegment": ("bleucli.cli", "resegment_command", False),
+    "meta-eval": ("bleucli.cli_metaeval", "meta_eval_command", True),
+    "server": ("bleucli.cli_server", "server_group", False),
+    "submit": ("bleucli.cli_server", "submit_command", False),
+    "verify": ("bleucli.cli_server", "verify_command", False),
+}
 
 
 def terminal_columns() -> int:
@@ -53,6 +66,23 @@ def fast_answer(args: Sequence[str]) -> str | None:
     return None
 
 
+def dispatch(args: list[str]) -> None:
+    """Run ``bleucli ARGS``: a subcommand of :data:`COMMANDS`, else the scoring command."""
+    if args and args[0] in COMMANDS:
+        from importlib import import_module
+
+        from bleucli.cli import run_command, single_threaded_blas
+
+        module, attribute, variadic = COMMANDS[args[0]]
+        single_threaded_blas()
+        selected = getattr(import_module(module), attribute)
+        run_command(selected, args[1:], f"bleucli {args[0]}", variadic)
+        return
+    from bleucli.cli import main as scoring_main
+
+    scoring_main(args)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     answer = fast_answer(args)
@@ -60,16 +90,4 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.stdout.write(answer)
         sys.stdout.flush()
         sys.exit(0)
-    if args and args[0] in SERVER_COMMANDS:
-        from bleucli.cli_server import main as server_main
-
-        server_main(args)
-        return
-    if args and args[0] in OWN_MODULES:
-        from importlib import import_module
-
-        import_module(OWN_MODULES[args[0]]).main(args[1:])
-        return
-    from bleucli.cli import main as full_main
-
-    full_main(args)
+    dispatch(args)

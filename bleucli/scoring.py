@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bleucli.errors import UsageError
+from bleucli.errors import ConfigError, UsageError
 
 if TYPE_CHECKING:
     from bleucli.metrics.base import Metric
@@ -183,9 +183,15 @@ def parse_metric_args(args: Sequence[str]) -> ScoringRequest:
         for name in metric_names:
             for option in metric_class(name).OPTIONS:
                 for flag in option.flags:
+                    if flag in flags and flags[flag][0] != name:
+                        raise ConfigError(
+                            f"metric plugin {name}: its option {flag} is already "
+                            f"{flags[flag][0]}'s; the plugin must declare other flags"
+                        )
                     flags[flag] = (name, option)
 
     learn(builtin_names())
+    plugins_learned = False
     tokens = list(args)
     k = 0
     while k < len(tokens):
@@ -196,8 +202,9 @@ def parse_metric_args(args: Sequence[str]) -> ScoringRequest:
             while k < len(tokens) and not tokens[k].startswith("-"):
                 names.append(tokens[k].lower())
                 k += 1
-            if any(name not in builtin_names() for name in names):
+            if any(name not in builtin_names() for name in names) and not plugins_learned:
                 learn([n for n in available_metrics() if n not in builtin_names()])
+                plugins_learned = True
             continue
         if head in ("-w", "--width"):
             value = inline if eq else (tokens[k] if k < len(tokens) else "")
@@ -210,6 +217,9 @@ def parse_metric_args(args: Sequence[str]) -> ScoringRequest:
         if head in ("-sl", "--sentence-level"):
             sentence_level = True
             continue
+        if head.startswith("-") and head not in flags and not plugins_learned:
+            learn([n for n in available_metrics() if n not in builtin_names()])  # a plugin's?
+            plugins_learned = True
         if head.startswith("--") and head not in flags:
             matches = [flag for flag in flags if flag.startswith(head)]
             if len(matches) == 1:

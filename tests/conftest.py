@@ -152,21 +152,14 @@ class CliResult:
 
 
 def run_cli(args: list[str], input: str | bytes | None = None) -> CliResult:
-    """Run ``bleucli`` in-process through click's CliRunner (isolated std streams); the
-    commands the launcher sends to their own modules (``meta-eval``) go there too."""
-    from bleucli.cli import main
-    from bleucli.launch import OWN_MODULES
-
-    if args and args[0] in OWN_MODULES:
-        from importlib import import_module
-
-        own = import_module(OWN_MODULES[args[0]]).main
-        args, main = args[1:], own
+    """Run ``bleucli`` in-process through click's CliRunner (isolated std streams), as the
+    launcher dispatches it (subcommands to their modules)."""
+    from bleucli.launch import dispatch
 
     runner = CliRunner()
     with runner.isolation(input=input) as (out, err, _):
         try:
-            main(args)
+            dispatch(list(args))
             code = 0
         except SystemExit as stop:
             code = stop.code if isinstance(stop.code, int) else 1

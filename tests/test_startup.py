@@ -32,6 +32,10 @@ NOT_FOR_A_PLAIN_SCORE = (
     "bleucli.significance",
     "bleucli.analysis",
     "bleucli.sacrebleu_compat",
+    "bleucli.cli_server",
+    "bleucli.cli_metaeval",
+    "bleucli.server",
+    "importlib.metadata",  # metric plugins are looked up only when a run names one
     "requests",
     "urllib3",
     "tarfile",
@@ -92,6 +96,12 @@ def imported(*args: str) -> set[str]:
 def test_a_plain_score_loads_only_what_it_needs() -> None:
     modules = imported(REF, "-i", HYP, "-b")
     assert "bleucli.metrics.bleu" in modules  # the check sees the scoring imports
+    assert sorted(modules & set(NOT_FOR_A_PLAIN_SCORE)) == []
+
+
+def test_metric_options_and_prefixes_do_not_look_for_plugins() -> None:
+    modules = imported(REF, "-i", HYP, "-m", "bleu", "chrf", "--chrf-word", "2", "-tok", "intl")
+    assert "bleucli.metrics.chrf" in modules
     assert sorted(modules & set(NOT_FOR_A_PLAIN_SCORE)) == []
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from bleucli.errors import UsageError
+from bleucli.errors import ConfigError, UsageError
 from bleucli.metrics.base import Metric
 
 _METRICS: dict[str, str] = {
@@ -43,8 +43,16 @@ def metric_class(name: str) -> type[Metric]:
     target = _METRICS.get(key) or _plugins().get(key)
     if target is None:
         raise UsageError(f"unknown metric {name!r}; available: {', '.join(available_metrics())}")
-    module_name, class_name = target.split(":")
-    cls = getattr(import_module(module_name), class_name)
+    module_name, _, class_name = target.partition(":")
+    try:
+        cls = getattr(import_module(module_name), class_name)
+    except (ImportError, AttributeError) as err:
+        raise ConfigError(
+            f"metric plugin {key} ({target}) cannot be loaded: {err}; reinstall the package "
+            f"that provides it, or uninstall it"
+        ) from None
+    if not (isinstance(cls, type) and issubclass(cls, Metric)):
+        raise ConfigError(f"metric plugin {key} ({target}) is not a bleucli Metric class")
     if not cls.key:
         cls.key = key
     return cls

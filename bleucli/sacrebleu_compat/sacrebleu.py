@@ -33,10 +33,11 @@ def parse_args(argv: list[str] | None = None):
     """The command line as an ``argparse.Namespace`` of bleucli's option names."""
     from argparse import Namespace
 
-    from bleucli.cli import command, expand_prefixes, expand_variadic
+    from bleucli.cli import command, expand_prefixes, expand_variadic, with_plugin_options
 
     args = list(sys.argv[1:] if argv is None else argv)
-    context = command.make_context("sacrebleu", expand_variadic(expand_prefixes(args, command)))
+    selected = with_plugin_options(command, args)  # a metric plugin's flags, when asked for
+    context = selected.make_context("sacrebleu", expand_variadic(expand_prefixes(args, selected)))
     return Namespace(**context.params)
 
 

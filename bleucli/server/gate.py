@@ -88,7 +88,7 @@ def prepare(engine: Any, testset: store.TestSet, current: Any, options: Any) -> 
     from bleucli.errors import ConfigError
     from bleucli.gating.checks import finite, parse_thresholds
     from bleucli.results import parse_results
-    from bleucli.server.scoring import metrics_for
+    from bleucli.server.scoring import first_metric_name, metrics_for
 
     if not isinstance(options, dict):
         raise GateError(400, "the gate's options are a JSON object")
@@ -116,9 +116,8 @@ def prepare(engine: Any, testset: store.TestSet, current: Any, options: Any) -> 
     runs = store.series_runs(engine, current.testset_id, current.team_id, current.series)
     version = store.version(engine, current.version_id)
     metrics = metrics_for(version.references, version.request)
-    # the scores are in the order of the set's metrics: the first score is the first metric's
-    first_metric = next(iter(json.loads(current.scores)))
-    higher = next(iter(metrics.values())).higher_is_better
+    first_metric = first_metric_name(version.request, current.result)
+    higher = metrics[version.request.metrics[0].name].higher_is_better
     baseline = baseline_run(runs, current, against, first_metric, higher)
     try:
         now = parse_results(json.loads(current.result), f"run {current.id}")

@@ -37,7 +37,7 @@ def compute(engine: Any, testset: store.TestSet) -> dict[str, Any]:
     this computes is never counted by mistake)."""
     from bleucli.ranking import rank_systems
     from bleucli.server.blind import part_shown
-    from bleucli.server.scoring import metrics_for
+    from bleucli.server.scoring import first_metric_name, metrics_for, result_entries
     from bleucli.significance import seed_from_environment
 
     document: dict[str, Any] = {
@@ -57,6 +57,7 @@ def compute(engine: Any, testset: store.TestSet) -> dict[str, Any]:
     part = part_shown(testset, ranked[0])
     document["part"] = part
     metrics = metrics_for(current.references, current.request)
+    assert next(iter(metrics)) == current.request.metrics[0].name  # the request's order
     width = current.request.width
     first_key = next(iter(metrics))
     first = metrics[first_key]
@@ -87,15 +88,15 @@ def compute(engine: Any, testset: store.TestSet) -> dict[str, Any]:
     shown: dict[int, dict[str, float]] = {}
     for row in ranked:
         if part == "all":
-            entries = _entries(row.result)
+            entries = result_entries(row.result)
             shown[row.id] = json.loads(row.scores)
         else:
             chosen = json.loads(row.parts)[part]
-            entries = _entries(chosen["result"])
+            entries = result_entries(chosen["result"])
             shown[row.id] = chosen["scores"]
         for entry in entries:
             signatures[entry["name"]] = entry.get("signature", "")
-    ranked_by = next(iter(shown[ranked[0].id]), "")
+    ranked_by = first_metric_name(current.request, ranked[0].result)
     document.update(
         signatures=signatures, ranked_by=ranked_by, seed=label, resamples=N_SAMPLES,
         decimals=width,
@@ -122,13 +123,6 @@ def compute(engine: Any, testset: store.TestSet) -> dict[str, Any]:
         table.append(entry)
     document["rows"] = table
     return document
-
-
-def _entries(result: Any) -> list[dict[str, Any]]:
-    if not result:
-        return []
-    parsed = json.loads(result) if isinstance(result, str) else result
-    return parsed if isinstance(parsed, list) else [parsed]
 
 
 def current(engine: Any, testset: store.TestSet) -> dict[str, Any]:

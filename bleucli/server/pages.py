@@ -248,11 +248,14 @@ def badge(request: Request) -> Response:
         except ConfigError:
             team_id = None
     rows = store.series_runs(engine, found.id, team_id, series) if team_id is not None else []
-    scored = [run for run in map(run_document, rows) if run["scores"]]
+    scored = [(row, run) for row, run in zip(rows, map(run_document, rows)) if run["scores"]]
     if not scored:
         raise Problem(404, "no such badge")
-    last = scored[-1]
-    metric, value = next(iter(last["scores"].items()))
+    row, last = scored[-1]
+    from bleucli.server.scoring import first_metric_name
+
+    metric = first_metric_name(store.version(engine, row.version_id).request, row.result)
+    value = last["scores"][metric]
     if last["gate"] is None:
         verdict, colour = "", "#6f6f6f"
     else:

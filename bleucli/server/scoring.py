@@ -94,3 +94,25 @@ def intervals(
                 metric, previous[key], stats[key], n_samples, seed or None, *shared
             ).p_value
     return {"ci": bands, "step_p": steps, "resampled": kept}
+
+
+def result_entries(result: Any) -> list[dict[str, Any]]:
+    """A stored result's entries (one per metric; the JSON holds one object or a list)."""
+    import json
+
+    if not result:
+        return []
+    parsed = json.loads(result) if isinstance(result, str) else result
+    return parsed if isinstance(parsed, list) else [parsed]
+
+
+def first_metric_name(request: ScoringRequest, result: Any) -> str:
+    """The name the test set's first metric (first of its ``-m``: what boards rank by) has
+    in a result (``chrF2``, ``CER``): results list metrics by name, not in ``-m`` order."""
+    from bleucli.signature import parse_signature
+
+    key = request.metrics[0].name
+    for entry in result_entries(result):
+        if parse_signature(f"{entry['name']}|{entry.get('signature', '')}").metric == key:
+            return str(entry["name"])
+    raise InputError(f"the result has no {key} score")
