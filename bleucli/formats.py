@@ -39,9 +39,12 @@ TABLE_FORMATS = {
 }
 
 #: Symbols tabulate would print as-is but pdflatex cannot typeset from UTF-8 input: they go
-#: through tabulate as control characters (left alone by its LaTeX escaping) and come out
-#: as math-mode commands.
-_LATEX_SYMBOLS = {"μ": ("\x01", "$\\mu$"), "±": ("\x02", "$\\pm$")}
+#: through tabulate as runs of a private-use character (left alone by its LaTeX escaping), as
+#: long as the math-mode command that replaces them, so columns line up in the source; a
+#: private-use character is one column wide with or without the optional ``wcwidth``
+#: (control characters measured -1 with it, and the table's spacing changed with the
+#: environment).
+_LATEX_SYMBOLS = {"μ": ("\ue000" * 5, "$\\mu$"), "±": ("\ue001" * 5, "$\\pm$")}
 
 
 def table(

@@ -106,6 +106,33 @@ def test_latex_escapes_and_comments() -> None:
             assert line.startswith("%")
 
 
+def test_latex_tables_do_not_depend_on_the_optional_wcwidth(monkeypatch) -> None:
+    """tabulate measures cells with wcwidth when it is installed (it measures control
+    characters -1): the table must be the same bytes either way, right edges aligned."""
+    import unicodedata
+
+    import tabulate
+
+    from bleucli.formats import table
+
+    rows = [["hyp", "59.9 (59.4 ± 10.3)"], ["ref2", "32.8 (32.3 ± 11.7)"]]
+    headers = ["System", "BLEU (μ ± 95% CI)"]
+
+    class FakeWcwidth:  # wcwidth's rule: any control character makes the string -1
+        @staticmethod
+        def wcswidth(text: str) -> int:
+            if any(unicodedata.category(c) == "Cc" for c in text):
+                return -1
+            return len(text)
+
+    plain = table(rows, headers, "latex", kinds=["text", "number"])
+    monkeypatch.setattr(tabulate, "wcwidth", FakeWcwidth)
+    monkeypatch.setattr(tabulate, "WIDE_CHARS_MODE", True)
+    assert table(rows, headers, "latex", kinds=["text", "number"]) == plain
+    data = plain.split("\\midrule")[1].splitlines()
+    assert len({len(line) for line in data if line.endswith("\\\\")}) == 1, plain
+
+
 def test_markdown_keeps_signatures_in_markdown() -> None:
     for name, body in tables("markdown").items():
         lines = body.splitlines()
