@@ -429,6 +429,12 @@ def chrf_ter_values(params: dict[str, Any]) -> dict[str, dict[str, Any]]:
     help="Document id of every line (one per line), for per-document scores (-d).",
 )
 @click.option(
+    "--source",
+    metavar="FILE",
+    help="Source sentences, one per line, for metrics that read them (COMET, "
+    "CometKiwi, xCOMET); a test set (-t) brings its own.",
+)
+@click.option(
     "--rank",
     is_flag=True,
     help="Rank the -i systems per metric: scores with 95% intervals, bootstrap "
@@ -538,6 +544,7 @@ def options_from(ctx: click.Context, params: dict[str, Any]) -> Any:
         json_layout=params["json_layout"],
         segment_scores=params["segment_scores"],
         docids=params["docids"],
+        source=params["source"],
         rank=params["rank"],
         resegment=params["resegment"],
         resegment_tokenize=params["resegment_tokenize"],

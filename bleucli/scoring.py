@@ -129,12 +129,24 @@ class ScoringRequest:
             out[metric.name] = (cls, kwargs)
         return out
 
-    def build(self, references: list[list[str]]) -> dict[str, Metric]:
-        """The metric objects, with the references prepared once."""
-        return {
-            name: cls(**kwargs, references=references)
-            for name, (cls, kwargs) in self.metric_kwargs().items()
-        }
+    def build(
+        self, references: list[list[str]], sources: list[str] | None = None
+    ) -> dict[str, Metric]:
+        """The metric objects, with the references prepared once (and the source
+        sentences for the metrics that read them: COMET and its kin)."""
+        out: dict[str, Metric] = {}
+        for name, (cls, kwargs) in self.metric_kwargs().items():
+            if getattr(cls, "uses_source", False):
+                kwargs = {**kwargs, "sources": sources}
+            out[name] = cls(**kwargs, references=references)
+        return out
+
+    @property
+    def uses_source(self) -> bool:
+        """Whether a metric of the request reads the source sentences."""
+        from bleucli.metrics import metric_class
+
+        return any(getattr(metric_class(m.name), "uses_source", False) for m in self.metrics)
 
 
 def validate(request: ScoringRequest) -> None:

@@ -87,6 +87,26 @@ def load_testset_references(options: Options) -> list[TextSource]:
     ]
 
 
+def load_sources(options: Options, selected: int) -> list[str] | None:
+    """The source sentences: ``--source FILE`` (filtered like a system output under
+    ``--origlang``/``--subset``), else the test set's; None when neither is given."""
+    if options.source is not None:
+        source = read_file(options.source, options.encoding)
+        (source,) = filter_systems(options, [source], selected)
+        if len(source.lines) != selected:
+            raise InputError(
+                f"{options.source}: {len(source.lines)} source lines but the references "
+                f"have {selected}"
+            )
+        return source.lines
+    if options.test_set is not None:
+        data = testsets_for(options).load(
+            options.test_set, options.language_pair or "", options.origlang, options.subset
+        )
+        return data.source
+    return None
+
+
 def filter_systems(options: Options, systems: list[TextSource], selected: int) -> list[TextSource]:
     """``--origlang``/``--subset`` as SacreBLEU applies them: a system output covering the
     whole test set is filtered like the references. An output that already holds just the

@@ -50,6 +50,7 @@ class Options:
     json_layout: str = "sacrebleu"
     segment_scores: tuple[str, ...] = ()
     docids: str | None = None
+    source: str | None = None
     rank: bool = False
     resegment: bool = False
     resegment_tokenize: str | None = None

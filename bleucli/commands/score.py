@@ -227,9 +227,16 @@ def metric_specs(options: Options) -> dict[str, tuple[type[Metric], dict[str, An
     return scoring_request(options).metric_kwargs()
 
 
-def build_metrics(options: Options, references: list[list[str]]) -> dict[str, Metric]:
+def build_metrics(
+    options: Options, references: list[list[str]], sources: list[str] | None = None
+) -> dict[str, Metric]:
     """Instantiate every requested metric with the references pre-processed once."""
-    return scoring_request(options).build(references)
+    return scoring_request(options).build(references, sources)
+
+
+def uses_source(options: Options) -> bool:
+    """Whether a requested metric reads the source sentences (COMET and its kin)."""
+    return any(getattr(metric_class(name), "uses_source", False) for name in options.metrics)
 
 
 def can_stream(options: Options) -> bool:
@@ -249,6 +256,7 @@ def can_stream(options: Options) -> bool:
         and not options.rank
         and options.docids is None
         and not options.resegment
+        and not uses_source(options)
     )
 
 
@@ -472,7 +480,14 @@ def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
             "your own tokenized files."
         )
         logger.warning("Published numbers will not be comparable to other papers.")
-    metrics: dict[str, Metric] = build_metrics(options, [s.lines for s in ref_sources])
+    sources = None
+    if uses_source(options) or options.source:
+        from bleucli.commands.inputs import load_sources
+
+        sources = load_sources(options, len(ref_sources[0].lines))
+        if "width" not in options.explicit:
+            options.width = max(options.width, 4)  # COMET's scores live in 0..1
+    metrics: dict[str, Metric] = build_metrics(options, [s.lines for s in ref_sources], sources)
     if options.segment_scores:
         metrics.update(_segment_metrics(options, systems, len(ref_sources)))
     if alignment is not None:

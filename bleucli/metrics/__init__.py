@@ -14,6 +14,9 @@ _METRICS: dict[str, str] = {
     "bleu": "bleucli.metrics.bleu:BLEU",
     "chrf": "bleucli.metrics.chrf:CHRF",
     "ter": "bleucli.metrics.ter:TER",
+    "comet": "bleucli.metrics.neural:COMET",
+    "cometkiwi": "bleucli.metrics.neural:CometKiwi",
+    "xcomet": "bleucli.metrics.neural:XCOMET",
 }
 #: Plugins found through the entry points (read once).
 _PLUGINS: dict[str, str] | None = None
