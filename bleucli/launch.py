@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "server": ("bleucli.cli_server", "server_group", False),
     "submit": ("bleucli.cli_server", "submit_command", False),
     "verify": ("bleucli.cli_server", "verify_command", False),
+    "models": ("bleucli.cli_models", "models_group", False),
 }
 
 

@@ -98,8 +98,17 @@ def load(path: str | Path, trusted: bool = False) -> Checkpoint:
     try:
         stored = torch.load(file, map_location="cpu", weights_only=True)
     except Exception as err:  # noqa: BLE001 - torch raises many kinds for a bad file
-        if not trusted or "weights_only" not in str(err):
-            raise InputError(f"{file}: not a checkpoint torch can read safely ({err})") from None
+        import re
+
+        found = re.search(r"Unsupported global: GLOBAL ([\w.]+)", str(err))
+        if not trusted or found is None:
+            why = (
+                f"it holds Python objects ({found.group(1)}) that only a trusted checkpoint "
+                f"may unpickle; register it with its hash (BLEUCLI_MODELS) if you trust it"
+                if found
+                else str(err).splitlines()[0][:200]
+            )
+            raise InputError(f"{file}: not a checkpoint torch can read safely: {why}") from None
         stored = torch.load(file, map_location="cpu", weights_only=False)
     if not isinstance(stored, dict) or not isinstance(stored.get("state_dict"), dict):
         raise InputError(f"{file}: no state_dict in this checkpoint")

@@ -87,6 +87,12 @@ def fetch(entry: ModelEntry, force: bool = False, show_progress: bool = False) -
     folder: Path | None = None
     new: dict[str, str] = {}
     for filename, digest in expected.items():
+        if force:  # huggingface_hub keeps a snapshot's old link: start from nothing
+            from huggingface_hub import try_to_load_from_cache
+
+            cached = try_to_load_from_cache(entry.repo, filename, revision=entry.revision)
+            if isinstance(cached, str):
+                _discard(Path(cached))
         try:
             local = Path(
                 hf_hub_download(
@@ -110,6 +116,7 @@ def fetch(entry: ModelEntry, force: bool = False, show_progress: bool = False) -
         if digest is None:
             new[filename] = actual
         elif actual != digest:
+            _discard(local)
             raise InputError(
                 f"model {entry.name}: {filename} has SHA-256 {actual[:16]}…, the registry pins "
                 f"{digest[:16]}…: the file is corrupt or another revision; run "
@@ -123,6 +130,18 @@ def fetch(entry: ModelEntry, force: bool = False, show_progress: bool = False) -
         _record(entry, new)
     assert folder is not None
     return folder
+
+
+def _discard(pointer: Path) -> None:
+    """Remove a file that failed its hash from the hub cache (the snapshot's link and the
+    blob it points to), so that no later run uses it and the next download starts clean."""
+    try:
+        blob = pointer.resolve()
+        pointer.unlink(missing_ok=True)
+        if blob != pointer:
+            blob.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def encoder_entry(pretrained_model: str) -> ModelEntry | None:

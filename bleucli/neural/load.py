@@ -57,6 +57,11 @@ def resolve(spec: str) -> tuple[str, Path, str, bool]:
         file = checkpoint_file(path)
         folder = file.parents[1]
         digest, label, trusted = file_hash(file), folder.name, False
+    elif "/" in name and name.count("/") != 1 or name.startswith((".", "~", "/")):
+        from bleucli.neural.checkpoint import checkpoint_file as must_exist
+
+        must_exist(path)  # a path, not a hub name: says there is no checkpoint there
+        raise AssertionError("unreachable")
     else:
         from bleucli.neural.hub import fetch
         from bleucli.neural.registry import get
