@@ -31,6 +31,15 @@ if TYPE_CHECKING:
 __all__ = ["sentence_scores", "pairwise", "mbr", "MBRResult", "scorer"]
 
 
+def _is_neural(metric: str | Metric) -> bool:
+    """Whether ``metric`` is a model-based metric that reads sources (COMET, ...)."""
+    if isinstance(metric, str):
+        from bleucli.metrics import metric_class
+
+        return bool(getattr(metric_class(metric), "uses_source", False))
+    return bool(getattr(metric, "uses_source", False))
+
+
 def scorer(metric: str | Metric, options: dict[str, Any]) -> Metric:
     """The metric object whose sentence scores a batch gives: a name (``bleu``, ``chrf``,
     ``ter``, any case) with its constructor's keywords, or a metric object. BLEU takes
@@ -186,6 +195,14 @@ def sentence_scores(
     import numpy as np
 
     owner = "sentence_scores"
+    sources = options.pop("sources", None)
+    if _is_neural(metric):  # COMET and its kin: the model scores the batch in one pass
+        neural = scorer(metric, options)
+        hyps, streams = _aligned_inputs(owner, hypotheses, references)
+        first = [r if r is not None else "" for r in streams[0]] if streams else None
+        return np.array(neural.predict(hyps, first, sources).scores, dtype=np.float64)  # type: ignore[attr-defined]
+    if sources is not None:
+        raise ConfigError(f"{owner}: sources are for neural metrics (comet, cometkiwi, xcomet)")
     m = None
     if (
         type(hypotheses) is list

@@ -343,6 +343,11 @@ def sentence_rows(
                     "line": first_line + i,
                     "system": system,
                     **{s.name: round(float(s.score), width) for s in row},
+                    **{
+                        f"{s.name} error_spans": s.error_spans
+                        for s in row
+                        if getattr(s, "error_spans", None) is not None
+                    },
                     "signatures": by_name,
                 },
                 ensure_ascii=False,

@@ -132,8 +132,12 @@ def apply_signatures(options: Options) -> tuple[dict[str, int], list[str]]:
                     f"signature field {key}:{value} needs "
                     f"{_UNSUPPORTED_FIELDS[key]}, which bleucli cannot apply here"
                 )
+        local_model = None  # a neural model's own files: checked against the signature's hash
         for name, sig_key in _signature_options(parsed.metric).items():
             if name in options.explicit and sig_key in parsed.fields:
+                if sig_key == "model":
+                    local_model = options.options_for(parsed.metric).get("model")
+                    continue
                 raise ConfigError(
                     f"--{name.replace('_', '-')} conflicts with --from-signature, "
                     f"which sets {sig_key}:{parsed.fields[sig_key]}"
@@ -168,13 +172,19 @@ def apply_signatures(options: Options) -> tuple[dict[str, int], list[str]]:
                     )
                 setattr(options, attribute, parsed.fields[key])
         options.options_for(parsed.metric).update(parsed.metric_options())
+        if local_model is not None:
+            digest = parsed.fields["model"].rpartition("@")[2]
+            pinned = "@" in local_model or not digest
+            options.options_for(parsed.metric)["model"] = (
+                local_model if pinned else f"{local_model}@{digest}"
+            )
         _check_signature_ranges(parsed, options)
         if parsed.metric == "bleu" and parsed.fields.get("eff") == "no" and options.sentence_level:
             raise ConfigError(
                 "the signature says eff:no, but --sentence-level needs effective order"
             )
         version = parsed.fields.get("version")
-        if version:
+        if version and parsed.metric in ("bleu", "chrf", "ter"):
             notices.append(
                 f"reproducing a {parsed.name} signature from version {version} "
                 f"with the SacreBLEU 2.x rules"

@@ -39,6 +39,10 @@ def sentence_level(
         for name, metric in sorted(metrics.items()):
             rows = metric.per_sentence_stats(system.lines, None)
             scores[name] = [metric.score_from_values(row) for row in rows]
+            spans = getattr(getattr(metric, "last_prediction", None), "spans", None)
+            if spans is not None:  # xCOMET's error spans, beside each sentence's score
+                for score, found in zip(scores[name], spans):
+                    score.error_spans = found  # type: ignore[attr-defined]
         if not parts and fmt == "tsv":
             parts.append(
                 sentence_header([s[0].name for s in scores.values() if s], signatures, fmt)

@@ -155,6 +155,9 @@ class Score:
         self._mean = -1.0
         self._ci = -1.0
 
+    #: Scores that may be negative (COMET, external segment scores): an interval is shown
+    #: whenever one was estimated; SacreBLEU's metrics keep its rule (a positive mean).
+    signed = False
     #: Metric-specific detail printed after the score (precisions, BP, ...); subclasses
     #: may compute it on demand (a sentence-level loop rarely prints it).
     _verbose = ""
@@ -169,7 +172,7 @@ class Score:
             "score": float(text),
             "signature": signature,
         }
-        if self._mean > 0:
+        if self._mean > 0 or (self.signed and self._ci >= 0):
             mean, half = f"{self._mean:.{width}f}", f"{self._ci:.{width}f}"
             confidence = f"μ = {mean} ± {half}"
             text += f" ({confidence})"

@@ -40,7 +40,9 @@ def neural_options(prefix: str) -> tuple[Option, ...]:
 
 
 class NeuralScore(Score):
-    """A neural metric's mean segment score."""
+    """A neural metric's mean segment score (negative for some models)."""
+
+    signed = True
 
 
 class NeuralMetric(Metric):

@@ -27,7 +27,9 @@ RESERVED = {"bleu", "chrf", "ter"}
 
 
 class SegmentScore(Score):
-    """The mean of external segment scores."""
+    """The mean of external segment scores (which may be negative)."""
+
+    signed = True
 
     def __init__(self, name: str, score: float, count: float) -> None:
         super().__init__(name, score)
