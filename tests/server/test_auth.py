@@ -75,9 +75,11 @@ def test_sign_in_needs_this_sites_form(local: Local) -> None:
         assert answer.status_code == 403, (data, headers, answer.status_code)
         assert SESSION_COOKIE not in answer.cookies
     # the cookie another site planted cannot stand in for this browser's form either
+    client.cookies.clear()  # one cookie of that name (jars differ on a second, domainless one)
     client.cookies.set(PRESESSION_COOKIE, "planted")
     answer = client.post("/signin", data={"token": token, "csrf": csrf}, follow_redirects=False)
     assert answer.status_code == 403
+    client.cookies.clear()
     client.cookies.set(PRESESSION_COOKIE, csrf)
     answer = client.post(
         "/signin", data={"token": token, "csrf": csrf},
