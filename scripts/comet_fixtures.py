@@ -64,7 +64,11 @@ def cases() -> dict[str, list[dict[str, str]]]:
         {"src": src[0], "mt": "", "ref": ref[0]},
         {"src": long, "mt": long, "ref": long},
         {"src": src[1], "mt": hyp[1] + " <pad> </s> <s>", "ref": ref[1]},
-        {"src": "日本語の文です。", "mt": "Ein Satz auf Japanisch – «Ünïcödé» ½ 🙂", "ref": "Ein japanischer Satz."},
+        {
+            "src": "日本語の文です。",
+            "mt": "Ein Satz auf Japanisch – «Ünïcödé» ½ 🙂",
+            "ref": "Ein japanischer Satz.",
+        },
         {"src": src[2], "mt": "  ".join(hyp[2].split()), "ref": ref[2]},
     ]
     return {"example": example, "hard": hard}
@@ -89,7 +93,8 @@ def main() -> None:
             "batch_size": BATCH_SIZE,
             "checkpoints": {kind: str(path) for kind, path in checkpoints.items()},
             "cases": {
-                kind: {name: for_kind(kind, s) for name, s in cases().items()} for kind in checkpoints
+                kind: {name: for_kind(kind, s) for name, s in cases().items()}
+                for kind in checkpoints
             },
         }
         (folder / "spec.json").write_text(json.dumps(spec))

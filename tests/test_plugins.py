@@ -100,7 +100,10 @@ def test_the_plugins_values_are_checked_and_named(site) -> None:
         "bleucli: error: --cer-spaces must be one of keep, drop, got 'sometimes'"
     ]
     unknown = bleucli(site, REF, "-i", HYP, "-m", "cerr")
-    assert unknown.returncode == 2 and "available: bleu, chrf, ter, cer" in unknown.stderr
+    assert (
+        unknown.returncode == 2
+        and "available: bleu, chrf, ter, comet, cometkiwi, xcomet, cer" in unknown.stderr
+    )
     helped = bleucli(site, "-m", "cer", "--help")
     assert "--cer-spaces keep|drop" in helped.stdout
 

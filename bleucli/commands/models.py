@@ -94,7 +94,9 @@ def verify(names: tuple[str, ...]) -> tuple[str, bool]:
                 continue
             actual = sha256(file)
             if digest is not None and actual != digest:
-                lines.append(f"{entry.name}: {path}: SHA-256 {actual[:16]}… but pinned {digest[:16]}…")
+                lines.append(
+                    f"{entry.name}: {path}: SHA-256 {actual[:16]}… but pinned {digest[:16]}…"
+                )
                 good = False
             else:
                 lines.append(f"{entry.name}: {path}: ok ({actual[:16]}…)")
@@ -123,5 +125,7 @@ def path(name: str) -> str:
     entry = get(name)
     folder = _local(entry)
     if folder is None:
-        raise InputError(f"model {entry.name} is not downloaded: run `bleucli models download {entry.name}`")
+        raise InputError(
+            f"model {entry.name} is not downloaded: run `bleucli models download {entry.name}`"
+        )
     return str(folder)

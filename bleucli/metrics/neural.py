@@ -78,7 +78,9 @@ class NeuralMetric(Metric):
         self.precision = precision
         self.device = device
         self.sources: list[str] | None = list(sources) if sources is not None else None
-        self._references = [list(stream) for stream in references] if references is not None else None
+        self._references = (
+            [list(stream) for stream in references] if references is not None else None
+        )
         self._loaded: Any = None
         self._memo: dict[str, Any] = {}
         #: The last prediction (error spans of word-level models), in input order.
@@ -156,11 +158,13 @@ class NeuralMetric(Metric):
             return None
         first = streams[0]
         if any(line is None for line in first):
-            raise InputError(f"{self.name}: a segment has no reference (COMET uses the first stream)")
+            raise InputError(
+                f"{self.name}: a segment has no reference (COMET uses the first stream)"
+            )
         if len(first) != n:
             raise InputError(f"{self.name}: {n} hypotheses but {len(first)} reference lines")
         self.num_refs = 1
-        return first
+        return [str(line) for line in first]
 
     def per_sentence_stats(
         self, hypotheses: Sequence[str], references: Sequence[Sequence[str | None]] | None

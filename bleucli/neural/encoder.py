@@ -30,8 +30,7 @@ class Encoder:
     def __init__(self, folder: Path, encoder_model: str, state: dict[str, Any]) -> None:
         if encoder_model not in ENCODERS:
             raise ConfigError(
-                f"encoder {encoder_model!r} is not supported (bleucli runs "
-                f"{', '.join(ENCODERS)})"
+                f"encoder {encoder_model!r} is not supported (bleucli runs {', '.join(ENCODERS)})"
             )
         tokenizers = runtime.require("tokenizers")
         transformers = runtime.require("transformers")
@@ -43,7 +42,11 @@ class Encoder:
         config._attn_implementation = "sdpa"
         self.model = model_class(config, add_pooling_layer=False)
         self.model.eval()
-        own = {k[len("encoder.model.") :]: v for k, v in state.items() if k.startswith("encoder.model.")}
+        own = {
+            k[len("encoder.model.") :]: v
+            for k, v in state.items()
+            if k.startswith("encoder.model.")
+        }
         _load_exactly(self.model, own, "the encoder")
         self.max_positions = config.max_position_embeddings - 2
         self.num_layers = config.num_hidden_layers + 1

@@ -111,7 +111,9 @@ def fetch(entry: ModelEntry, force: bool = False, show_progress: bool = False) -
             ) from None
         except Exception as err:  # noqa: BLE001 - network and hub errors come in many kinds
             text = str(err).splitlines()[0] if str(err) else type(err).__name__
-            raise ModelUnavailable(f"model {entry.name}: cannot fetch {filename} from {entry.repo}: {text}") from None
+            raise ModelUnavailable(
+                f"model {entry.name}: cannot fetch {filename} from {entry.repo}: {text}"
+            ) from None
         actual = sha256(local)
         if digest is None:
             new[filename] = actual

@@ -40,7 +40,9 @@ class LayerMix:
         elif transformation == "sparsemax":
             self.transform = sparsemax
         else:
-            raise ConfigError(f"layer_transformation {transformation!r}: expected softmax or sparsemax")
+            raise ConfigError(
+                f"layer_transformation {transformation!r}: expected softmax or sparsemax"
+            )
         self.norm = norm
 
     def to(self, device: Any, dtype: Any) -> LayerMix:

@@ -31,7 +31,12 @@ class Loaded:
 def split_spec(spec: str) -> tuple[str, str | None]:
     """``NAME@HASH`` -> (NAME, HASH); a plain name or path -> (it, None)."""
     head, sep, tail = spec.rpartition("@")
-    if sep and tail and all(c in "0123456789abcdef" for c in tail.lower()) and not Path(spec).exists():
+    if (
+        sep
+        and tail
+        and all(c in "0123456789abcdef" for c in tail.lower())
+        and not Path(spec).exists()
+    ):
         return head, tail.lower()
     return spec, None
 

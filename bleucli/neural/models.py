@@ -51,7 +51,9 @@ class CometModel:
     needs_source = True
     needs_reference = True
 
-    def __init__(self, checkpoint: Checkpoint, encoder_folder: Path, device: Any, dtype: Any) -> None:
+    def __init__(
+        self, checkpoint: Checkpoint, encoder_folder: Path, device: Any, dtype: Any
+    ) -> None:
         h = checkpoint.hparams
         self.hparams = h
         self.device, self.dtype = device, dtype
@@ -79,12 +81,19 @@ class CometModel:
         names = {f"encoder.model.{k}" for k in self.encoder.model.state_dict()}
         names |= {f"estimator.ff.{k}" for k in self.head.state_dict()}
         if self.mix is not None:
-            names |= {f"layerwise_attention.scalar_parameters.{i}" for i in range(self.encoder.num_layers)}
+            names |= {
+                f"layerwise_attention.scalar_parameters.{i}" for i in range(self.encoder.num_layers)
+            }
             names.add("layerwise_attention.gamma")
         return names
 
     def _check_every_tensor_used(self, checkpoint: Checkpoint) -> None:
-        ignorable = ("layerwise_attention.dropout_", "wordloss.", "sentloss.", "encoder.model.pooler.")
+        ignorable = (
+            "layerwise_attention.dropout_",
+            "wordloss.",
+            "sentloss.",
+            "encoder.model.pooler.",
+        )
         unused = sorted(
             name for name in set(checkpoint.state) - self._own_tensors()
             if not name.startswith(ignorable)
@@ -161,7 +170,12 @@ class CometModel:
         raise InputError(f"checkpoint: pooling {pool!r} is not one of avg, max, cls, default")
 
     def _scores(self, features: Any) -> list[float]:
-        return self.head(features).view(-1).float().tolist()
+        return self._estimate(features).view(-1).float().tolist()
+
+    def _estimate(self, features: Any) -> Any:
+        """The head on ``features`` in the model's precision (pooling divides by a float32
+        count, which promotes bf16 embeddings to float32, as in unbabel-comet)."""
+        return self.head(features.to(self.dtype))
 
 
 class RegressionModel(CometModel):
@@ -193,7 +207,9 @@ class ReferencelessModel(CometModel):
 class UnifiedModel(CometModel):
     """CometKiwi / UniTE, and the base of xCOMET."""
 
-    def __init__(self, checkpoint: Checkpoint, encoder_folder: Path, device: Any, dtype: Any) -> None:
+    def __init__(
+        self, checkpoint: Checkpoint, encoder_folder: Path, device: Any, dtype: Any
+    ) -> None:
         super().__init__(checkpoint, encoder_folder, device, dtype)
         h = self.hparams
         self.segments = list(h["input_segments"])
@@ -205,7 +221,11 @@ class UnifiedModel(CometModel):
         if self.word_level:
             torch = runtime.torch()
             self.tagger = torch.nn.Linear(self.encoder.hidden, len(self.labels))
-            own = {k[len("hidden2tag.") :]: v for k, v in checkpoint.state.items() if k.startswith("hidden2tag.")}
+            own = {
+                k[len("hidden2tag.") :]: v
+                for k, v in checkpoint.state.items()
+                if k.startswith("hidden2tag.")
+            }
             _load_exactly(self.tagger, own, "the word-level tagger")
             self.tagger.to(device=device, dtype=dtype).eval()
 
@@ -256,12 +276,14 @@ class UnifiedModel(CometModel):
 
     def _forward(self, inputs: dict[str, Any]) -> tuple[Any, Any]:
         mixed, layers = self._mixed(inputs["ids"], inputs["mask"])
-        score = self.head(mixed[:, 0, :]).view(-1)
+        score = self._estimate(mixed[:, 0, :]).view(-1)
         logits = None
         if self.word_level:
             word_layer = self.hparams["word_layer"]
             if not (isinstance(word_layer, int) and 0 <= word_layer < self.encoder.num_layers):
-                raise InputError(f"checkpoint: word_layer {word_layer!r} is not one of the encoder's")
+                raise InputError(
+                    f"checkpoint: word_layer {word_layer!r} is not one of the encoder's"
+                )
             logits = self.tagger(layers[word_layer])  # type: ignore[misc]
         return score, logits
 
@@ -289,7 +311,9 @@ class UnifiedModel(CometModel):
             return torch.sum(torch.stack(probs), dim=0)
         return torch.softmax(logits[0], dim=2)[:, :seq_len, :]
 
-    def _decode(self, probs: Any, ids: Any, offsets: list[list[tuple[int, int]]]) -> list[list[dict[str, Any]]]:
+    def _decode(
+        self, probs: Any, ids: Any, offsets: list[list[tuple[int, int]]]
+    ) -> list[list[dict[str, Any]]]:
         """Error spans from per-subword label probabilities, as unbabel-comet decodes them
         (the most probable label per subword; a span that is still open at the end of the
         hypothesis is dropped, as there)."""
@@ -297,7 +321,8 @@ class UnifiedModel(CometModel):
         decoded = []
         for i, token_offsets in enumerate(offsets):
             n = len(token_offsets)
-            spans, current = [], None
+            spans: list[dict[str, Any]] = []
+            current: dict[str, Any] | None = None
             for token, p, offset in zip(ids[i, :n], probs[i][:n], token_offsets):
                 probability, index = torch.topk(p, 1)
                 label = self.labels[int(index[0].item())]
@@ -355,11 +380,16 @@ class XCometModel(UnifiedModel):
         outputs = [self._forward(x) for x in inputs]
         probs = self._subword_probs(inputs, [o for _, o in outputs])
         spans = self._decode(probs, inputs[0]["ids"], offsets)
-        penalties = [min(sum(SEVERITY_PENALTY.get(s["severity"], 0) for s in row), 25) for row in spans]
+        penalties = [
+            min(sum(SEVERITY_PENALTY.get(s["severity"], 0) for s in row), 25) for row in spans
+        ]
         mqm = (torch.tensor(penalties) * -1 + 25) / 25
         if len(outputs) == 3:
             regression = torch.stack(
-                [torch.where(s > 1.0, 1.0, s) * w for (s, _), w in zip(outputs, XCOMET_WEIGHTS[:3])],
+                [
+                    torch.where(s > 1.0, 1.0, s) * w
+                    for (s, _), w in zip(outputs, XCOMET_WEIGHTS[:3])
+                ],
                 dim=0,
             ).sum(dim=0)
             metadata = {

@@ -50,7 +50,9 @@ def _entry(name: str, raw: Any, where: str) -> ModelEntry:
     if missing:
         raise ConfigError(f"{where}: model {name!r} lacks {', '.join(missing)}")
     if raw["class"] not in CLASSES:
-        raise ConfigError(f"{where}: model {name!r}: class {raw['class']!r} is not one of {', '.join(CLASSES)}")
+        raise ConfigError(
+            f"{where}: model {name!r}: class {raw['class']!r} is not one of {', '.join(CLASSES)}"
+        )
     files = raw["files"]
     if not isinstance(files, dict) or not files:
         raise ConfigError(f"{where}: model {name!r}: files must map paths to SHA-256 (or null)")
@@ -103,7 +105,9 @@ def get(name: str) -> ModelEntry:
     if by_repo:
         return by_repo[0]
     known = ", ".join(n for n, e in entries.items() if e.metric)
-    raise UsageError(f"unknown model {name!r}: give a registered name ({known}) or a checkpoint folder")
+    raise UsageError(
+        f"unknown model {name!r}: give a registered name ({known}) or a checkpoint folder"
+    )
 
 
 def default_model(metric: str) -> str:

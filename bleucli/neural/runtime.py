@@ -49,7 +49,9 @@ def dtype(precision: str, where: Any) -> Any:
     if precision not in PRECISIONS:
         raise ConfigError(f"precision {precision!r}: expected one of {', '.join(PRECISIONS)}")
     if precision == "fp16" and where.type == "cpu":
-        raise ConfigError("precision fp16 needs a GPU (--comet-device cuda); on CPU use fp32 or bf16")
+        raise ConfigError(
+            "precision fp16 needs a GPU (--comet-device cuda); on CPU use fp32 or bf16"
+        )
     return getattr(torch_, PRECISIONS[precision])
 
 

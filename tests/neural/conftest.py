@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 for module in ("torch", "transformers", "tokenizers", "sentencepiece", "yaml", "huggingface_hub"):
-    pytest.importorskip(module, reason=f"the neural extra (pip install 'bleucli[neural]'): {module}")
+    pytest.importorskip(
+        module, reason=f"the neural extra (pip install 'bleucli[neural]'): {module}"
+    )
 
 from tests.neural_toy import ROOT, build_all, fingerprint  # noqa: E402
 

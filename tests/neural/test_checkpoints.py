@@ -38,7 +38,9 @@ def test_a_misnamed_tensor_is_refused(toys, tmp_path) -> None:
     folder = copy(toys["regression"], tmp_path)
     name = "encoder.model.encoder.layer.0.output.dense.weight"
     edit_state(folder, lambda s: s.__setitem__(name.replace("dense", "dens"), s.pop(name)))
-    with pytest.raises(InputError, match="does not match its weights.*missing.*layer.0.output.dense"):
+    with pytest.raises(
+        InputError, match="does not match its weights.*missing.*layer.0.output.dense"
+    ):
         load(folder)
 
 
@@ -59,7 +61,9 @@ def test_layer_mix_weights_must_be_there(toys, tmp_path) -> None:
 def test_unknown_class_and_missing_files(toys, tmp_path) -> None:
     folder = copy(toys["regression"], tmp_path)
     hparams = yaml.safe_load((folder / "hparams.yaml").read_text())
-    (folder / "hparams.yaml").write_text(yaml.safe_dump({**hparams, "class_identifier": "ranking_metric"}))
+    (folder / "hparams.yaml").write_text(
+        yaml.safe_dump({**hparams, "class_identifier": "ranking_metric"})
+    )
     with pytest.raises(ConfigError, match="ranking_metric.*is not one bleucli computes"):
         load(folder)
     (folder / "hparams.yaml").unlink()
@@ -77,7 +81,9 @@ def test_a_pickled_object_is_not_unpickled_from_a_local_file(toys, tmp_path) -> 
     stored = torch.load(file, weights_only=True)
     stored["callback"] = Path("any object")  # not in the weights-only allowlist
     torch.save(stored, file)
-    with pytest.raises(InputError, match="torch can read safely: it holds Python objects .pathlib.PosixPath."):
+    with pytest.raises(
+        InputError, match="torch can read safely: it holds Python objects .pathlib.PosixPath."
+    ):
         load(folder)
 
 
@@ -86,7 +92,10 @@ def test_sparsemax_is_a_projection_onto_the_simplex() -> None:
 
     generator = torch.Generator().manual_seed(0)
     for _ in range(200):
-        x = torch.randn(int(torch.randint(1, 30, (1,), generator=generator)), generator=generator) * 3
+        x = (
+            torch.randn(int(torch.randint(1, 30, (1,), generator=generator)), generator=generator)
+            * 3
+        )
         p = sparsemax(x, dim=0)
         assert torch.all(p >= 0) and abs(float(p.sum()) - 1) < 1e-5
         support = p > 0

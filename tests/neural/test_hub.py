@@ -31,7 +31,10 @@ def publish(hub: Hub, toy: Path, tmp_path: Path, pin: bool = True) -> Path:
         "hparams.yaml": yaml.safe_dump(hparams).encode(),
         "checkpoints/model.ckpt": (folder / "checkpoints" / "model.ckpt").read_bytes(),
     }
-    encoder_files = {name: (encoder / name).read_bytes() for name in ("config.json", "tokenizer.json", "tokenizer_config.json")}
+    encoder_files = {
+        name: (encoder / name).read_bytes()
+        for name in ("config.json", "tokenizer.json", "tokenizer_config.json")
+    }
     for name, data in model_files.items():
         hub.files[("tests/toy-comet", name)] = data
     for name, data in encoder_files.items():
@@ -61,7 +64,9 @@ def env_for(hub: Hub, registry: Path, tmp_path: Path, **extra: str) -> dict[str,
 
 
 def bleucli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bleucli", *args], capture_output=True, text=True, env=env, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "bleucli", *args], capture_output=True, text=True, env=env, cwd=ROOT
+    )
 
 
 def test_download_score_and_verify(toys, tmp_path) -> None:
@@ -72,7 +77,10 @@ def test_download_score_and_verify(toys, tmp_path) -> None:
         assert done.returncode == 0, done.stderr
         name, folder, digest = done.stdout.strip().split("\t")
         assert name == "toy-comet" and Path(folder, "checkpoints", "model.ckpt").is_file()
-        assert digest == hashlib.sha256(hub.files[("tests/toy-comet", "checkpoints/model.ckpt")]).hexdigest()
+        assert (
+            digest
+            == hashlib.sha256(hub.files[("tests/toy-comet", "checkpoints/model.ckpt")]).hexdigest()
+        )
         assert bleucli(["models", "verify", "toy-comet"], env).returncode == 0
         assert bleucli(["models", "path", "toy-comet"], env).stdout.strip() == folder
         # scoring offline from the cache: no request reaches the hub
@@ -81,7 +89,21 @@ def test_download_score_and_verify(toys, tmp_path) -> None:
                           "-b"], {**env, "HF_HUB_OFFLINE": "1"})  # fmt: skip
         assert scored.returncode == 0, scored.stderr
         assert len(hub.requests) == before
-        local = bleucli([REF, "-i", HYP, "--source", SRC, "-m", "comet", "--comet-model", str(toys["regression"].parents[1]), "-b"], env)
+        local = bleucli(
+            [
+                REF,
+                "-i",
+                HYP,
+                "--source",
+                SRC,
+                "-m",
+                "comet",
+                "--comet-model",
+                str(toys["regression"].parents[1]),
+                "-b",
+            ],
+            env,
+        )
         assert scored.stdout == local.stdout  # the same weights, the same number
 
 
@@ -93,7 +115,11 @@ def test_a_corrupted_download_is_refused_naming_both_hashes(toys, tmp_path) -> N
         done = bleucli(["models", "download", "toy-comet"], env)
         assert done.returncode == 1
         (line,) = done.stderr.strip().splitlines()
-        assert "checkpoints/model.ckpt has SHA-256" in line and "registry pins" in line and "--force" in line
+        assert (
+            "checkpoints/model.ckpt has SHA-256" in line
+            and "registry pins" in line
+            and "--force" in line
+        )
         hub.damage.clear()
         again = bleucli(["models", "download", "toy-comet", "--force"], env)
         assert again.returncode == 0, again.stderr
@@ -117,7 +143,9 @@ def test_offline_without_the_model_says_how_to_get_it(toys, tmp_path) -> None:
     with Hub() as hub:
         registry = publish(hub, toys["regression"], tmp_path)
         env = env_for(hub, registry, tmp_path, HF_HUB_OFFLINE="1")
-        done = bleucli([REF, "-i", HYP, "--source", SRC, "-m", "comet", "--comet-model", "toy-comet"], env)
+        done = bleucli(
+            [REF, "-i", HYP, "--source", SRC, "-m", "comet", "--comet-model", "toy-comet"], env
+        )
         assert done.returncode == 1 and not hub.requests
         (line,) = done.stderr.strip().splitlines()
         assert "not downloaded" in line and "bleucli models download toy-comet" in line
@@ -138,7 +166,9 @@ def test_first_download_pins_an_unpinned_model(toys, tmp_path) -> None:
         assert changed.returncode == 1 and "SHA-256" in changed.stderr
 
 
-@pytest.mark.parametrize("command", [["models", "path", "toy-comet"], ["models", "verify", "toy-comet"]])
+@pytest.mark.parametrize(
+    "command", [["models", "path", "toy-comet"], ["models", "verify", "toy-comet"]]
+)
 def test_models_commands_on_a_model_not_downloaded(toys, tmp_path, command) -> None:
     with Hub() as hub:
         registry = publish(hub, toys["regression"], tmp_path)

@@ -13,7 +13,9 @@ import pytest
 from tests.conftest import run_cli
 from tests.neural_toy import ROOT
 
-SRC, HYP, HYP2, REF = (str(ROOT / "examples" / n) for n in ("src.en", "hyp.de", "hyp2.de", "ref.de"))
+SRC, HYP, HYP2, REF = (
+    str(ROOT / "examples" / n) for n in ("src.en", "hyp.de", "hyp2.de", "ref.de")
+)
 
 
 def lines(path: str) -> list[str]:
@@ -33,7 +35,10 @@ def test_comet_beside_bleu_and_chrf_in_one_run(checked_toys, reference) -> None:
     expected = reference["checkpoints"]["regression"]["predictions"]["example"]["system_score"]
     assert records["COMET"]["score"] == round(expected, 4)
     signature = records["COMET"]["signature"]
-    assert signature.startswith("nrefs:1|model:regression@") and "|prec:fp32|dev:cpu|impl:comet-2.2.7|" in signature
+    assert (
+        signature.startswith("nrefs:1|model:regression@")
+        and "|prec:fp32|dev:cpu|impl:comet-2.2.7|" in signature
+    )
 
 
 def test_sentence_scores_and_error_spans(checked_toys, reference) -> None:
@@ -57,7 +62,9 @@ def test_rank_with_comet_uses_its_segment_scores(checked_toys) -> None:
 
 def test_from_signature_rebuilds_the_settings_and_refuses_other_weights(checked_toys) -> None:
     model = folder(checked_toys, "regression")
-    first = run_cli([REF, "-i", HYP, "--source", SRC, "-m", "comet", "--comet-model", model, "-f", "text"])
+    first = run_cli(
+        [REF, "-i", HYP, "--source", SRC, "-m", "comet", "--comet-model", model, "-f", "text"]
+    )
     assert first.exit_code == 0, first.stderr
     signature = "COMET|" + first.stdout.split("COMET|", 1)[1].split(" = ")[0]
     digest = signature.split("model:regression@")[1].split("|")[0]
@@ -75,7 +82,10 @@ def test_from_signature_rebuilds_the_settings_and_refuses_other_weights(checked_
 def test_errors_are_one_line_with_what_to_do(checked_toys) -> None:
     model = folder(checked_toys, "regression")
     no_source = run_cli([REF, "-i", HYP, "-m", "comet", "--comet-model", model])
-    assert no_source.exit_code == 1 and "needs the source sentences: give --source FILE" in no_source.stderr
+    assert (
+        no_source.exit_code == 1
+        and "needs the source sentences: give --source FILE" in no_source.stderr
+    )
     short = run_cli([REF, "-i", HYP, "--source", str(ROOT / "examples" / "unsegmented.de"), "-m", "comet",
                      "--comet-model", model])  # fmt: skip
     assert short.exit_code == 1 and "source lines but the references have 30" in short.stderr
@@ -123,9 +133,15 @@ def test_python_api_and_batch(checked_toys, reference) -> None:
 
 def test_cometkiwi_needs_no_reference_and_ignores_one(checked_toys, reference) -> None:
     kiwi = folder(checked_toys, "unified")
-    result = run_cli([REF, "-i", HYP, "--source", SRC, "-m", "cometkiwi", "--cometkiwi-model", kiwi, "-w", "6"])
+    result = run_cli(
+        [REF, "-i", HYP, "--source", SRC, "-m", "cometkiwi", "--cometkiwi-model", kiwi, "-w", "6"]
+    )
     assert result.exit_code == 0, result.stderr
-    (record,) = json.loads(f"[{result.stdout}]") if result.stdout.lstrip().startswith("{") else json.loads(result.stdout)
+    (record,) = (
+        json.loads(f"[{result.stdout}]")
+        if result.stdout.lstrip().startswith("{")
+        else json.loads(result.stdout)
+    )
     expected = reference["checkpoints"]["unified"]["predictions"]["example"]["system_score"]
     assert record["score"] == round(expected, 6)
     assert record["signature"].startswith("nrefs:0|")
