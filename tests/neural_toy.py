@@ -23,8 +23,10 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXTS = [ROOT / "examples" / name for name in ("src.en", "ref.de", "ref2.de", "hyp.de", "hyp2.de")]
-HIDDEN = 32
-LAYERS = 2
+#: The encoder's size: tiny by default; XLM-R large's for benchmarks (where encoding
+#: dominates as it does with real models).
+TINY = {"hidden": 32, "layers": 2, "heads": 4, "ffn": 64}
+LARGE = {"hidden": 1024, "layers": 24, "heads": 16, "ffn": 4096}
 SPECIALS = ["<s>", "<pad>", "</s>", "<unk>"]
 
 #: kind -> (class_identifier, its own hyper-parameters)
@@ -62,7 +64,7 @@ def _sentences() -> list[str]:
     return [line for path in TEXTS for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def build_encoder(folder: Path) -> Path:
+def build_encoder(folder: Path, dims: dict[str, int] = TINY) -> Path:
     """The shared encoder folder: SentencePiece trained here, a tokenizer.json in XLM-R's
     conventions (``<s> A </s></s> B </s>``, pad 1, unk 3), a tiny XLM-R config."""
     import sentencepiece
@@ -118,10 +120,10 @@ def build_encoder(folder: Path) -> Path:
         "architectures": ["XLMRobertaModel"],
         "model_type": "xlm-roberta",
         "vocab_size": len(vocab),
-        "hidden_size": HIDDEN,
-        "num_hidden_layers": LAYERS,
-        "num_attention_heads": 4,
-        "intermediate_size": 64,
+        "hidden_size": dims["hidden"],
+        "num_hidden_layers": dims["layers"],
+        "num_attention_heads": dims["heads"],
+        "intermediate_size": dims["ffn"],
         "hidden_act": "gelu",
         "hidden_dropout_prob": 0.1,
         "attention_probs_dropout_prob": 0.1,
@@ -138,9 +140,9 @@ def build_encoder(folder: Path) -> Path:
     return folder
 
 
-def _encoder_shapes(vocab: int) -> dict[str, tuple[int, ...]]:
+def _encoder_shapes(vocab: int, dims: dict[str, int]) -> dict[str, tuple[int, ...]]:
     """XLM-R's parameter names and shapes (no pooler), as transformers names them."""
-    h, ff = HIDDEN, 64
+    h, ff = dims["hidden"], dims["ffn"]
     shapes: dict[str, tuple[int, ...]] = {
         "embeddings.word_embeddings.weight": (vocab, h),
         "embeddings.position_embeddings.weight": (514, h),
@@ -148,7 +150,7 @@ def _encoder_shapes(vocab: int) -> dict[str, tuple[int, ...]]:
         "embeddings.LayerNorm.weight": (h,),
         "embeddings.LayerNorm.bias": (h,),
     }
-    for n in range(LAYERS):
+    for n in range(dims["layers"]):
         p = f"encoder.layer.{n}."
         for name in ("attention.self.query", "attention.self.key", "attention.self.value",
                      "attention.output.dense"):  # fmt: skip
@@ -165,18 +167,18 @@ def _encoder_shapes(vocab: int) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
-def _head_shapes(kind: str, own: dict[str, Any]) -> dict[str, tuple[int, ...]]:
-    inputs = {"regression": 6, "referenceless": 4}.get(kind, 1) * HIDDEN
+def _head_shapes(kind: str, own: dict[str, Any], dims: dict[str, int]) -> dict[str, tuple[int, ...]]:
+    inputs = {"regression": 6, "referenceless": 4}.get(kind, 1) * dims["hidden"]
     sizes = [inputs, *own["hidden_sizes"], 1]
     shapes: dict[str, tuple[int, ...]] = {}
     for n, (a, b) in enumerate(zip(sizes, sizes[1:])):
         shapes[f"estimator.ff.{3 * n}.weight"] = (b, a)
         shapes[f"estimator.ff.{3 * n}.bias"] = (b,)
-    for n in range(LAYERS + 1):
+    for n in range(dims["layers"] + 1):
         shapes[f"layerwise_attention.scalar_parameters.{n}"] = (1,)
     shapes["layerwise_attention.gamma"] = (1,)
     if own.get("word_level_training"):
-        shapes["hidden2tag.weight"] = (len(own["error_labels"]) + 1, HIDDEN)
+        shapes["hidden2tag.weight"] = (len(own["error_labels"]) + 1, dims["hidden"])
         shapes["hidden2tag.bias"] = (len(own["error_labels"]) + 1,)
     return shapes
 
@@ -199,7 +201,7 @@ def _draw(name: str, shape: tuple[int, ...], rng: Any) -> Any:
     return np.asarray(0.1 * rng.standard_normal(shape))
 
 
-def build(folder: Path, kind: str, seed: int = 0) -> Path:
+def build(folder: Path, kind: str, seed: int = 0, dims: dict[str, int] = TINY) -> Path:
     """One toy checkpoint of ``kind`` (a key of :data:`KINDS`) under ``folder``, sharing
     ``folder/encoder``; returns the checkpoint's ``model.ckpt`` path."""
     import numpy as np
@@ -208,13 +210,15 @@ def build(folder: Path, kind: str, seed: int = 0) -> Path:
 
     encoder = folder / "encoder"
     if not (encoder / "tokenizer.json").exists():
-        build_encoder(encoder)
+        build_encoder(encoder, dims)
     vocab = json.loads((encoder / "config.json").read_text())["vocab_size"]
     identifier, own = KINDS[kind]
     rng = np.random.default_rng([seed, list(KINDS).index(kind)])
     state: dict[str, Any] = {}
-    shapes = {f"encoder.model.{k}": v for k, v in _encoder_shapes(vocab).items()}
-    shapes.update(_head_shapes(kind, own))
+    shapes = {f"encoder.model.{k}": v for k, v in _encoder_shapes(vocab, dims).items()}
+    if dims is not TINY:
+        own = {**own, "hidden_sizes": [3072, 1024]}  # COMET's own head
+    shapes.update(_head_shapes(kind, own, dims))
     for name in sorted(shapes):
         value = np.asarray(_draw(name, shapes[name], rng), dtype=np.float32)
         state[name] = torch.from_numpy(value.copy())

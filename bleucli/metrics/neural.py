@@ -39,6 +39,12 @@ def neural_options(prefix: str) -> tuple[Option, ...]:
     )  # fmt: skip
 
 
+def _out_of_memory(err: BaseException) -> bool:
+    """Whether torch ran out of memory (CUDA's OutOfMemoryError is a RuntimeError)."""
+    text = str(err).lower()
+    return isinstance(err, MemoryError) or "out of memory" in text or "can't allocate memory" in text
+
+
 class NeuralScore(Score):
     """A neural metric's mean segment score (negative for some models)."""
 
@@ -145,7 +151,17 @@ class NeuralMetric(Metric):
             from bleucli.progress import stage
 
             with stage(f"{self.name} ({self.loaded.name})", len(hypotheses)) as advance:
-                self._memo[key] = model.predict(samples, self.batch_size, progress=advance)
+                try:
+                    self._memo[key] = model.predict(samples, self.batch_size, progress=advance)
+                except (MemoryError, RuntimeError) as err:
+                    if not _out_of_memory(err):
+                        raise
+                    smaller = max(1, self.batch_size // 2)
+                    raise InputError(
+                        f"{self.name}: out of memory on {self.device} with batch size "
+                        f"{self.batch_size}: try --{self.prefix}-batch-size {smaller}"
+                        + (" or a GPU with more memory" if self.device != "cpu" else "")
+                    ) from None
             if len(self._memo) > 64:
                 self._memo.pop(next(iter(self._memo)))
         self.last_prediction = self._memo[key]

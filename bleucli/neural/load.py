@@ -115,6 +115,7 @@ def load(spec: str, device: str = "cpu", precision: str = "fp32") -> Loaded:
         runtime.deterministic()
         stored = checkpoint.load(file, trusted=trusted)
         model = models.build(stored, encoder_folder(stored.hparams), where, dtype)
+        model.cache_identity = f"{digest[:32]}-{precision}-{where.type}"
         _LOADED[key] = Loaded(label, digest, stored.class_identifier, model)
     loaded = _LOADED[key]
     return Loaded(label, loaded.sha256, loaded.model_class, loaded.model)

@@ -50,6 +50,8 @@ class CometModel:
 
     needs_source = True
     needs_reference = True
+    #: Set by the loader: what identifies cached embeddings (weights, precision, device type).
+    cache_identity = ""
 
     def __init__(
         self, checkpoint: Checkpoint, encoder_folder: Path, device: Any, dtype: Any
@@ -145,19 +147,46 @@ class CometModel:
         raise NotImplementedError
 
     # -- shared steps --------------------------------------------------------------------------
-    def _inputs(self, texts: list[str]) -> tuple[Any, Any]:
-        ids, mask = self.encoder.pad([e.ids for e in self.encoder.encode(texts)])
-        return ids.to(self.device), mask.to(self.device)
-
     def _mixed(self, ids: Any, mask: Any) -> tuple[Any, tuple[Any, ...]]:
         layers = self.encoder.layers(ids, mask)
         if self.mix is not None:
             return self.mix(layers, mask), layers
         return layers[self.layer], layers
 
-    def sentence_embedding(self, texts: list[str]) -> Any:
-        ids, mask = self._inputs(texts)
+    def _scores(self, features: Any) -> list[float]:
+        return self._estimate(features).view(-1).float().tolist()
+
+    def _estimate(self, features: Any) -> Any:
+        """The head on ``features`` in the model's precision (pooling divides by a float32
+        count, which promotes bf16 embeddings to float32, as in unbabel-comet)."""
+        return self.head(features.to(self.dtype))
+
+
+class SentenceEmbeddingModel(CometModel):
+    """The models that encode each segment on its own (COMET-DA, COMET-QE): every sentence
+    is encoded once per model (:mod:`bleucli.neural.embeddings`), so sources and references
+    are shared by every system scored against them, in this run and the next."""
+
+    @property
+    def store(self) -> Any:
+        if getattr(self, "_store", None) is None:
+            from bleucli.neural.embeddings import EmbeddingStore
+
+            identity = self.cache_identity or f"unnamed-{id(self)}"
+            self._store = EmbeddingStore(identity, self.encoder.hidden)
+            if not self.cache_identity:
+                self._store.path = None  # no identity, no disk
+        return self._store
+
+    def _encode_ids(self, sequences: list[list[int]]) -> Any:
+        """Pooled embeddings of equal-length id sequences (no padding)."""
+        torch = runtime.torch()
+        ids = torch.tensor(sequences, device=self.device)
+        mask = torch.ones_like(ids)
         embeddings, _ = self._mixed(ids, mask)
+        return self._pool(ids, embeddings, mask)
+
+    def _pool(self, ids: Any, embeddings: Any, mask: Any) -> Any:
         pool = self.hparams.get("pool", "avg")
         if pool == "avg":
             return average_pool(ids, embeddings, mask, self.encoder.pad_id)
@@ -169,39 +198,64 @@ class CometModel:
             return self.encoder.layers(ids, mask)[-1][:, 0, :]
         raise InputError(f"checkpoint: pooling {pool!r} is not one of avg, max, cls, default")
 
-    def _scores(self, features: Any) -> list[float]:
-        return self._estimate(features).view(-1).float().tolist()
+    def embed(self, texts: Sequence[str], batch_size: int, progress: Any = None) -> Any:
+        def tokenize(batch: list[str]) -> list[list[int]]:
+            return [list(e.ids) for e in self.encoder.encode(batch)]
 
-    def _estimate(self, features: Any) -> Any:
-        """The head on ``features`` in the model's precision (pooling divides by a float32
-        count, which promotes bf16 embeddings to float32, as in unbabel-comet)."""
-        return self.head(features.to(self.dtype))
+        return self.store.embed(texts, self._encode_ids, tokenize, batch_size, progress).to(
+            device=self.device
+        )
 
+    def features(self, embedded: dict[str, Any]) -> Any:
+        raise NotImplementedError
 
-class RegressionModel(CometModel):
-    feature_width = 6
+    def predict(
+        self,
+        samples: dict[str, Sequence[str]],
+        batch_size: int = 16,
+        progress: Callable[[int], None] | None = None,
+    ) -> Prediction:
+        from bleucli.neural.embeddings import CHUNK
 
-    def predict_batch(self, batch: dict[str, list[str]]) -> Prediction:
         torch = runtime.torch()
-        src = self.sentence_embedding(batch["src"])
-        ref = self.sentence_embedding(batch["ref"])
-        mt = self.sentence_embedding(batch["mt"])
-        features = torch.cat(
+        n = len(samples["mt"])
+        if n == 0:
+            return Prediction([])
+        with torch.inference_mode():
+            embedded = {
+                k: self.embed(samples[k], batch_size, progress if k == "mt" else None)
+                for k in self.inputs
+            }
+            features = self.features(embedded)
+            scores: list[float] = []
+            for start in range(0, n, CHUNK):
+                scores += self._scores(features[start : start + CHUNK])
+        return Prediction(scores)
+
+    inputs: tuple[str, ...] = ()
+
+
+class RegressionModel(SentenceEmbeddingModel):
+    feature_width = 6
+    inputs = ("src", "ref", "mt")
+
+    def features(self, embedded: dict[str, Any]) -> Any:
+        torch = runtime.torch()
+        src, ref, mt = embedded["src"], embedded["ref"], embedded["mt"]
+        return torch.cat(
             (mt, ref, mt * ref, torch.abs(mt - ref), mt * src, torch.abs(mt - src)), dim=1
         )
-        return Prediction(self._scores(features))
 
 
-class ReferencelessModel(CometModel):
+class ReferencelessModel(SentenceEmbeddingModel):
     feature_width = 4
     needs_reference = False
+    inputs = ("src", "mt")
 
-    def predict_batch(self, batch: dict[str, list[str]]) -> Prediction:
+    def features(self, embedded: dict[str, Any]) -> Any:
         torch = runtime.torch()
-        src = self.sentence_embedding(batch["src"])
-        mt = self.sentence_embedding(batch["mt"])
-        features = torch.cat((mt, src, mt * src, torch.abs(mt - src)), dim=1)
-        return Prediction(self._scores(features))
+        src, mt = embedded["src"], embedded["mt"]
+        return torch.cat((mt, src, mt * src, torch.abs(mt - src)), dim=1)
 
 
 class UnifiedModel(CometModel):

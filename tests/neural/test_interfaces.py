@@ -145,3 +145,17 @@ def test_cometkiwi_needs_no_reference_and_ignores_one(checked_toys, reference) -
     expected = reference["checkpoints"]["unified"]["predictions"]["example"]["system_score"]
     assert record["score"] == round(expected, 6)
     assert record["signature"].startswith("nrefs:0|")
+
+
+def test_out_of_memory_suggests_a_smaller_batch(checked_toys, monkeypatch) -> None:
+    import bleucli
+    from bleucli.neural.models import CometModel
+
+    def exhausted(*args, **kwargs):
+        raise RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB")
+
+    comet = bleucli.COMET(model=folder(checked_toys, "regression"), batch_size=64)
+    monkeypatch.setattr(type(comet.loaded.model), "predict", exhausted)
+    assert issubclass(type(comet.loaded.model), CometModel)
+    with pytest.raises(bleucli.InputError, match="out of memory on cpu with batch size 64: try --comet-batch-size 32"):
+        comet.corpus_score(lines(HYP), [lines(REF)], sources=lines(SRC))

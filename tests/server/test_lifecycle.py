@@ -177,7 +177,8 @@ def test_reveal_asks_first(blind: Local) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("-m", "comet"), "unknown metric 'comet'"),
+        (("-m", "comet"), "-m comet: the evaluation server does not score neural metrics yet"),
+        (("-m", "cometx"), "unknown metric 'cometx'"),
         (("-tok", "nonsense"), "unknown tokenizer 'nonsense'"),
         (("-m", "bleu", "-f", "json"), "-f: not a metric option"),
     ],

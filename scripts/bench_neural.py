@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Time bleucli's COMET against unbabel-comet 2.2.7 on the same checkpoint.
+
+A random-weight regression checkpoint of XLM-R large's size (24 layers, hidden 1024;
+tests/neural_toy.py, LARGE) stands in for wmt22-comet-da: encoding dominates as it does with
+the real model (at toy sizes, importing torch would decide the ratios). Every run is a
+fresh process; the two tools alternate pair by pair and the table gives the median of the
+per-pair ratios (unbabel-comet's time / bleucli's). Scenarios:
+
+* one system, cold: neither tool has anything cached;
+* 8 systems, cold: one process each scores 8 systems on one test set (unbabel-comet's
+  ``predict`` per system, as its own ``comet-score -t A B ...`` does);
+* a new system on a cached test set: bleucli's embedding cache holds the sources and
+  references from an earlier run (a CI job scoring each commit).
+
+    python -m scripts.bench_neural --comet-python ../cometvenv/bin/python
+    python -m scripts.bench_neural --comet-python ../cometvenv/bin/python --segments 60 --pairs 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tests.neural_toy import LARGE, ROOT, build
+
+COMET_RUNNER = r"""
+import json, sys
+from comet import load_from_checkpoint
+spec = json.load(open(sys.argv[1]))
+model = load_from_checkpoint(spec["checkpoint"], local_files_only=True)
+out = []
+for mt in spec["systems"]:
+    samples = [{"src": s, "mt": m, "ref": r} for s, m, r in zip(spec["src"], mt, spec["ref"])]
+    out.append(model.predict(samples, batch_size=16, gpus=0, progress_bar=False).system_score)
+print(json.dumps(out))
+"""
+
+
+def corpus(segments: int) -> tuple[list[str], list[str], list[list[str]]]:
+    """Sources, references and 8 systems: the shipped example repeated with a number."""
+    def lines(name: str) -> list[str]:
+        return (ROOT / "examples" / name).read_text(encoding="utf-8").splitlines()
+
+    src, ref = lines("src.en"), lines("ref.de")
+    outputs = [lines("hyp.de"), lines("hyp2.de"), lines("ref2.de")]
+    take = lambda texts, k: [f"{texts[i % len(texts)]} ({i // len(texts)})" for i in range(k)]  # noqa: E731
+    systems = []
+    for n in range(8):
+        base = outputs[n % 3]
+        systems.append([f"{line} v{n}" if n >= 3 else line for line in take(base, segments)])
+    return take(src, segments), take(ref, segments), systems
+
+
+def timed(command: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--comet-python", required=True)
+    parser.add_argument("--segments", type=int, default=30)
+    parser.add_argument("--pairs", type=int, default=1)
+    parser.add_argument("--folder", help="keep the checkpoint here (built once)")
+    args = parser.parse_args()
+    folder = Path(args.folder or tempfile.mkdtemp(prefix="bench-neural-"))
+    checkpoint = folder / "regression" / "checkpoints" / "model.ckpt"
+    if not checkpoint.exists():
+        build(folder, "regression", dims=LARGE)
+    src, ref, systems = corpus(args.segments)
+    work = Path(tempfile.mkdtemp(prefix="bench-neural-run-"))
+    (work / "src.txt").write_text("\n".join(src) + "\n")
+    (work / "ref.txt").write_text("\n".join(ref) + "\n")
+    for n, lines in enumerate(systems):
+        (work / f"sys{n}.txt").write_text("\n".join(lines) + "\n")
+    base_env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+
+    def comet(n_systems: int) -> list[str]:
+        spec = work / f"spec{n_systems}.json"
+        spec.write_text(json.dumps({"checkpoint": str(checkpoint), "src": src, "ref": ref,
+                                    "systems": systems[:n_systems]}))  # fmt: skip
+        (work / "runner.py").write_text(COMET_RUNNER)
+        return [args.comet_python, str(work / "runner.py"), str(spec)]
+
+    def ours(n_systems: int) -> list[str]:
+        return [sys.executable, "-m", "bleucli", str(work / "ref.txt"), "-i",
+                *(str(work / f"sys{n}.txt") for n in range(n_systems)), "--source",
+                str(work / "src.txt"), "-m", "comet", "--comet-model", str(folder / "regression"), "-q"]  # fmt: skip
+
+    rows = []
+    for label, n_systems, warm in (("one system, cold", 1, False), ("8 systems, cold", 8, False),
+                                   ("a new system, test set cached", 1, True)):  # fmt: skip
+        ratios = []
+        for pair in range(args.pairs):
+            cache = Path(tempfile.mkdtemp(prefix="bench-neural-cache-"))
+            env = {**base_env, "BLEUCLI_CACHE": str(cache)}
+            if warm:  # an earlier run on the same test set, another system
+                subprocess.run(ours(1)[:4] + [str(work / "sys1.txt")] + ours(1)[5:], check=True, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+            order = [("comet", comet(n_systems)), ("bleucli", ours(n_systems))]
+            if pair % 2:
+                order.reverse()
+            times = {name: timed(command, env) for name, command in order}
+            ratios.append(times["comet"] / times["bleucli"])
+            print(f"{label}: unbabel-comet {times['comet']:.1f} s, bleucli {times['bleucli']:.1f} s", file=sys.stderr)
+        rows.append((label, statistics.median(ratios), len(ratios)))
+    print(f"\n{args.segments} segments, XLM-R large size (24 layers, 1024 wide), CPU, "
+          f"{os.cpu_count()} cores\n")
+    print("| scenario | unbabel-comet time / bleucli time (median) | pairs |")
+    print("|---|---|---|")
+    for label, ratio, n in rows:
+        print(f"| {label} | {ratio:.2f}x | {n} |")
+
+
+if __name__ == "__main__":
+    main()

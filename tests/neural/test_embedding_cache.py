@@ -1,0 +1,116 @@
+"""Sources and references are encoded once per model and kept (in memory, and on disk
+across runs): a warm run gives the same bits as a cold one, a damaged entry is a miss,
+the disk store stays within its bound, and concurrent runs share it safely."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+
+import torch
+
+from scripts.comet_fixtures import cases
+from tests.neural_toy import ROOT
+
+
+def columns(kind: str = "regression") -> dict[str, list[str]]:
+    samples = cases()["example"] + cases()["hard"]
+    keys = ("src", "mt") if kind == "referenceless" else ("src", "mt", "ref")
+    return {k: [s[k] for s in samples] for k in keys}
+
+
+def fresh_model(toys, kind: str = "regression"):
+    """A model loaded anew (the process-wide model cache bypassed)."""
+    from bleucli.neural import checkpoint, load, models
+
+    stored = checkpoint.load(toys[kind])
+    model = models.build(stored, load.encoder_folder(stored.hparams), torch.device("cpu"), torch.float32)
+    model.cache_identity = f"{load.file_hash(toys[kind])[:32]}-fp32-cpu"
+    return model
+
+
+def test_a_warm_run_reads_the_disk_and_gives_the_same_bits(toys) -> None:
+    cold = fresh_model(toys)
+    first = cold.predict(columns(), batch_size=8).scores
+    warm = fresh_model(toys)
+    encoded: list[int] = []
+    original = warm._encode_ids
+    warm._encode_ids = lambda ids: (encoded.append(len(ids)), original(ids))[1]  # type: ignore[method-assign]
+    second = warm.predict(columns(), batch_size=8).scores
+    assert [x.hex() for x in first] == [x.hex() for x in second]
+    assert encoded == []  # everything came from the disk
+    # a new system against the same sources and references encodes only its own lines
+    other = columns()
+    other["mt"] = [line[::-1] for line in other["mt"]]
+    warm.predict(other, batch_size=8)
+    assert 0 < sum(encoded) <= len(set(other["mt"]))
+
+
+def test_one_sentence_gives_the_same_bits_alone_and_in_any_batch(toys) -> None:
+    model = fresh_model(toys, "referenceless")
+    texts = columns("referenceless")["mt"]
+    sequences = [list(e.ids) for e in model.encoder.encode(texts)]
+    length = len(sequences[3])
+    same = [s for s in sequences if len(s) == length] or [sequences[3]]
+    with torch.inference_mode():
+        alone = model._encode_ids([sequences[3]])[0]
+        together = model._encode_ids(same * 3)
+    assert len(together) == 3 * len(same)
+    for copy in range(3):
+        assert torch.equal(together[copy * len(same) + same.index(sequences[3])], alone)
+
+
+def test_a_damaged_entry_is_a_miss_and_recomputed(toys, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("BLEUCLI_CACHE", str(tmp_path))
+    expected = fresh_model(toys).predict(columns(), 8).scores
+    (database,) = (tmp_path / "neural").glob("*.sqlite")
+    with sqlite3.connect(database) as db:
+        db.execute("UPDATE e SET v = substr(v, 1, 10)")  # every vector cut short
+    again = fresh_model(toys).predict(columns(), 8).scores
+    assert [x.hex() for x in again] == [x.hex() for x in expected]
+
+
+def test_the_disk_store_stays_within_its_bound(toys, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("BLEUCLI_CACHE", str(tmp_path))
+    monkeypatch.setenv("BLEUCLI_NEURAL_CACHE_MB", "0")  # every write over the bound
+    model = fresh_model(toys)
+    for k in range(4):
+        data = columns()
+        data["mt"] = [f"{k} {line}" for line in data["mt"]]
+        model.predict(data, 8)
+    (database,) = (tmp_path / "neural").glob("*.sqlite")
+    with sqlite3.connect(database) as db:
+        rows = db.execute("SELECT COUNT(*) FROM e").fetchone()[0]
+    unique = len(set(columns()["src"])) + len(set(columns()["ref"])) + 4 * len(columns()["mt"])
+    assert rows < unique  # the oldest entries went
+
+
+def test_memory_only_when_turned_off(toys, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("BLEUCLI_CACHE", str(tmp_path))
+    monkeypatch.setenv("BLEUCLI_NEURAL_CACHE", "0")
+    fresh_model(toys).predict(columns(), 8)
+    assert not (tmp_path / "neural").exists()
+
+
+PROGRAM = """
+import json, sys, torch
+from bleucli.neural.load import load
+from tests.neural.test_embedding_cache import columns
+print(json.dumps([x.hex() for x in load(sys.argv[1]).model.predict(columns(), 4).scores]))
+"""
+
+
+def test_concurrent_runs_share_the_store(toys, tmp_path) -> None:
+    import os
+
+    env = {**os.environ, "BLEUCLI_CACHE": str(tmp_path)}
+    runs = [
+        subprocess.Popen([sys.executable, "-c", PROGRAM, str(toys["regression"].parents[1])],
+                         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(3)
+    ]  # fmt: skip
+    outputs = [run.communicate(timeout=300) for run in runs]
+    assert all(run.returncode == 0 for run in runs), [err for _, err in outputs]
+    assert len({out for out, _ in outputs}) == 1
+    assert all("not used" not in err for _, err in outputs)
