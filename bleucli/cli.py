@@ -230,7 +230,7 @@ def chrf_ter_values(params: dict[str, Any]) -> dict[str, dict[str, Any]]:
     "             bleucli server init|add-testset|run ... --db task.db   (evaluation server)\n"
     "             bleucli submit --server URL -t SET -i HYP --wait  (submit; verify receipts)\n"
     "             bleucli meta-eval --mtme DIR -l PAIR   (metrics against human judgements)\n"
-    "             bleucli models list|download|verify|path   (COMET's pinned models)\n"
+    "             bleucli models list|download|verify|path   (pinned neural models)\n"
     "Run `bleucli SUBCOMMAND --help` for each one's options.\n"
     "\b\nEnvironment: BLEUCLI_FORMAT (default -f), BLEUCLI_SEED (resampling seed, or "
     "'none'),\n"

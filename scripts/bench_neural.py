@@ -46,6 +46,7 @@ print(json.dumps(out))
 
 def corpus(segments: int) -> tuple[list[str], list[str], list[list[str]]]:
     """Sources, references and 8 systems: the shipped example repeated with a number."""
+
     def lines(name: str) -> list[str]:
         return (ROOT / "examples" / name).read_text(encoding="utf-8").splitlines()
 
@@ -61,7 +62,9 @@ def corpus(segments: int) -> tuple[list[str], list[str], list[list[str]]]:
 
 def timed(command: list[str], env: dict[str, str]) -> float:
     start = time.perf_counter()
-    subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     return time.perf_counter() - start
 
 
@@ -111,10 +114,15 @@ def main() -> None:
                 order.reverse()
             times = {name: timed(command, env) for name, command in order}
             ratios.append(times["comet"] / times["bleucli"])
-            print(f"{label}: unbabel-comet {times['comet']:.1f} s, bleucli {times['bleucli']:.1f} s", file=sys.stderr)
+            print(
+                f"{label}: unbabel-comet {times['comet']:.1f} s, bleucli {times['bleucli']:.1f} s",
+                file=sys.stderr,
+            )
         rows.append((label, statistics.median(ratios), len(ratios)))
-    print(f"\n{args.segments} segments, XLM-R large size (24 layers, 1024 wide), CPU, "
-          f"{os.cpu_count()} cores\n")
+    print(
+        f"\n{args.segments} segments, XLM-R large size (24 layers, 1024 wide), CPU, "
+        f"{os.cpu_count()} cores\n"
+    )
     print("| scenario | unbabel-comet time / bleucli time (median) | pairs |")
     print("|---|---|---|")
     for label, ratio, n in rows:

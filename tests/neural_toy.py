@@ -167,7 +167,9 @@ def _encoder_shapes(vocab: int, dims: dict[str, int]) -> dict[str, tuple[int, ..
     return shapes
 
 
-def _head_shapes(kind: str, own: dict[str, Any], dims: dict[str, int]) -> dict[str, tuple[int, ...]]:
+def _head_shapes(
+    kind: str, own: dict[str, Any], dims: dict[str, int]
+) -> dict[str, tuple[int, ...]]:
     inputs = {"regression": 6, "referenceless": 4}.get(kind, 1) * dims["hidden"]
     sizes = [inputs, *own["hidden_sizes"], 1]
     shapes: dict[str, tuple[int, ...]] = {}
@@ -285,3 +287,54 @@ if __name__ == "__main__":
     target = Path(sys.argv[1] if len(sys.argv) > 1 else "toy-comet")
     for kind, path in build_all(target).items():
         print(kind, path, fingerprint(path))
+
+
+def build_metricx(folder: Path, seed: int = 0) -> Path:
+    """A toy MetricX-24 checkpoint in transformers' layout: an mT5 of two tiny layers with
+    mT5's vocabulary size (the score is read at token 250089), random weights (the score
+    token's output row drawn wide, so scores spread over the clamp's range), and a
+    SentencePiece model trained on the shipped examples as its ``spiece.model``."""
+    import sentencepiece
+    import torch
+    from transformers import MT5Config, MT5ForConditionalGeneration
+
+    folder.mkdir(parents=True, exist_ok=True)
+    sentencepiece.SentencePieceTrainer.train(
+        sentence_iterator=iter(_sentences()),
+        model_prefix=str(folder / "spiece"),
+        vocab_size=400,
+        model_type="unigram",
+        num_threads=1,
+        character_coverage=1.0,
+        pad_id=0,
+        eos_id=1,
+        unk_id=2,
+        bos_id=-1,
+        minloglevel=2,
+    )
+    config = MT5Config(
+        vocab_size=250112, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_decoder_layers=2,
+        num_heads=4, feed_forward_proj="gated-gelu", tie_word_embeddings=False,
+        decoder_start_token_id=0, pad_token_id=0, eos_token_id=1,
+    )  # fmt: skip
+    torch.manual_seed(seed)
+    model = MT5ForConditionalGeneration(config).eval()
+    # the score token's output row: a mean logit of 12 and a spread of about 6 over the
+    # examples' inputs (random weights alone put every score at one end of [0, 25])
+    processor = sentencepiece.SentencePieceProcessor(model_file=str(folder / "spiece.model"))
+    inputs: list[Any] = []
+    hook = model.lm_head.register_forward_hook(lambda m, args, out: inputs.append(args[0][:, 0, :]))
+    texts = [line for path in TEXTS[:4] for line in path.read_text(encoding="utf-8").splitlines()]
+    with torch.no_grad():
+        for text in texts:
+            model(input_ids=torch.tensor([processor.encode(f"source: {text} candidate: {text}")]),
+                  decoder_input_ids=torch.tensor([[0]]))  # fmt: skip
+        hook.remove()
+        z = torch.cat(inputs)
+        mean = z.mean(0)
+        direction = torch.linalg.svd(z - mean, full_matrices=False)[2][0]
+        direction = direction - direction.dot(mean) / mean.dot(mean) * mean
+        spread = ((z - mean) @ direction).std()
+        model.lm_head.weight[250089] = 12 * mean / mean.dot(mean) + 6 / spread * direction
+    model.save_pretrained(str(folder), safe_serialization=True)
+    return folder

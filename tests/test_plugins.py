@@ -102,7 +102,8 @@ def test_the_plugins_values_are_checked_and_named(site) -> None:
     unknown = bleucli(site, REF, "-i", HYP, "-m", "cerr")
     assert (
         unknown.returncode == 2
-        and "available: bleu, chrf, ter, comet, cometkiwi, xcomet, cer" in unknown.stderr
+        and "available: bleu, chrf, ter, comet, cometkiwi, xcomet, metricx24, metricx24-qe, cer"
+        in unknown.stderr
     )
     helped = bleucli(site, "-m", "cer", "--help")
     assert "--cer-spaces keep|drop" in helped.stdout

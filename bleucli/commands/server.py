@@ -87,8 +87,6 @@ def add_testset(
     # tokeniser as it does for the scoring command's -l
     request = replace(ScoringRequest.from_args(args), language_pair=pair)
     if request.uses_source:
-        from bleucli.errors import UsageError
-
         neural = [m.name for m in request.metrics if m.name in ("comet", "cometkiwi", "xcomet")]
         raise UsageError(
             f"-m {' '.join(neural) or 'that metric'}: the evaluation server does not score "

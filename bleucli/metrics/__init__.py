@@ -17,6 +17,8 @@ _METRICS: dict[str, str] = {
     "comet": "bleucli.metrics.neural:COMET",
     "cometkiwi": "bleucli.metrics.neural:CometKiwi",
     "xcomet": "bleucli.metrics.neural:XCOMET",
+    "metricx24": "bleucli.metrics.neural:MetricX24",
+    "metricx24-qe": "bleucli.metrics.neural:MetricX24QE",
 }
 #: Plugins found through the entry points (read once).
 _PLUGINS: dict[str, str] | None = None

@@ -23,14 +23,16 @@ IMPLEMENTATION = "comet-2.2.7"
 _DEVICE = re.compile(r"cpu|cuda(:\d+)?")
 
 
-def neural_options(prefix: str) -> tuple[Option, ...]:
-    """The options every neural metric takes, under its own prefix (``--comet-model``)."""
+def neural_options(prefix: str, batch: int = 16, batch_signed: bool = False) -> tuple[Option, ...]:
+    """The options every neural metric takes, under its own prefix (``--comet-model``);
+    ``batch_signed``: the batch size changes the numbers (MetricX), so the signature says it."""
     return (
         Option("model", (f"--{prefix}-model",), kind="str", metavar="NAME|PATH", signature="model",
                help=f"{prefix}: a registered model (bleucli models list) or a checkpoint folder; "
                     "NAME@HASH refuses other weights."),
-        Option("batch_size", (f"--{prefix}-batch-size",), kind="int", default=16, low=1, high=8192,
-               show_default=True, help=f"{prefix}: segments per model call."),
+        Option("batch_size", (f"--{prefix}-batch-size",), kind="int", default=batch, low=1,
+               high=8192, show_default=True, signature="batch" if batch_signed else None,
+               help=f"{prefix}: segments per model call."),
         Option("precision", (f"--{prefix}-precision",), kind="str", default="fp32",
                choices=("fp32", "bf16", "fp16"), signature="prec", show_default=True,
                metavar="fp32|bf16|fp16", help=f"{prefix}: numeric precision (fp16 on GPU only)."),
@@ -42,7 +44,9 @@ def neural_options(prefix: str) -> tuple[Option, ...]:
 def _out_of_memory(err: BaseException) -> bool:
     """Whether torch ran out of memory (CUDA's OutOfMemoryError is a RuntimeError)."""
     text = str(err).lower()
-    return isinstance(err, MemoryError) or "out of memory" in text or "can't allocate memory" in text
+    return (
+        isinstance(err, MemoryError) or "out of memory" in text or "can't allocate memory" in text
+    )
 
 
 class NeuralScore(Score):
@@ -59,19 +63,28 @@ class NeuralMetric(Metric):
     batches_systems = True
     uses_source = True
     prefix = "comet"
-    signature_abbreviations = {"model": "m", "prec": "p", "dev": "d", "impl": "i"}
-    signature_keys = {"model": "model", "m": "model", "prec": "prec", "p": "prec",
-                      "dev": "dev", "d": "dev", "impl": "impl", "i": "impl"}  # fmt: skip
+    #: The registered model used when none is named (None: the registry's first for it).
+    default_model: str | None = None
+    #: Whether the metric scores against a reference (MetricX's reference-based variant).
+    requires_reference = False
+    #: What the numbers are computed as (the signature's ``impl``).
+    implementation = IMPLEMENTATION
+    signature_abbreviations = {"model": "m", "batch": "b", "prec": "p", "dev": "d", "impl": "i"}
+    signature_keys = {"model": "model", "m": "model", "batch": "batch", "b": "batch",
+                      "prec": "prec", "p": "prec", "dev": "dev", "d": "dev", "impl": "impl",
+                      "i": "impl"}  # fmt: skip
 
     def __init__(
         self,
         model: str | None = None,
-        batch_size: int = 16,
+        batch_size: int | None = None,
         precision: str = "fp32",
         device: str = "cpu",
         references: Sequence[Sequence[str | None]] | None = None,
         sources: Sequence[str] | None = None,
     ) -> None:
+        if batch_size is None:
+            batch_size = next(o.default for o in self.OPTIONS if o.keyword == "batch_size")
         for option, value in (("model", model), ("batch_size", batch_size),
                               ("precision", precision), ("device", device)):  # fmt: skip
             next(o for o in self.OPTIONS if o.keyword == option).check(value)
@@ -79,7 +92,7 @@ class NeuralMetric(Metric):
             raise ConfigError(f"--{self.prefix}-device {device!r}: expected cpu, cuda or cuda:N")
         from bleucli.neural.registry import default_model
 
-        self.model_spec = model or default_model(self.key or self.prefix)
+        self.model_spec = model or self.default_model or default_model(self.key or self.prefix)
         self.batch_size = batch_size
         self.precision = precision
         self.device = device
@@ -136,7 +149,7 @@ class NeuralMetric(Metric):
             )
         if references is not None:
             samples["ref"] = list(references)
-        elif model.needs_reference:
+        elif model.needs_reference or self.requires_reference:
             raise ConfigError(f"{self.name} ({self.loaded.name}) needs a reference")
         for field, texts in samples.items():
             if len(texts) != len(hypotheses):
@@ -186,7 +199,9 @@ class NeuralMetric(Metric):
         self, hypotheses: Sequence[str], references: Sequence[Sequence[str | None]] | None
     ) -> list[list[Number]]:
         refs = self._first_references(len(hypotheses), references)
-        uses_ref = refs is not None and (self.loaded.model.needs_reference or self._takes_reference)
+        uses_ref = refs is not None and (
+            self.loaded.model.needs_reference or self._takes_reference or self.requires_reference
+        )
         prediction = self.predict(hypotheses, refs if uses_ref else None)
         if not uses_ref:
             self.num_refs = 0
@@ -244,12 +259,15 @@ class NeuralMetric(Metric):
         return NeuralScore(self.name, float(total / count) if count else 0.0)
 
     def signature_fields(self) -> dict[str, Any]:
-        return {
-            "model": self.loaded.identity,
-            "prec": self.precision,
-            "dev": "cuda" if self.device.startswith("cuda") else "cpu",
-            "impl": IMPLEMENTATION,
-        }
+        fields = {"model": self.loaded.identity}
+        if any(o.signature == "batch" for o in self.OPTIONS):
+            fields["batch"] = str(self.batch_size)
+        fields.update(
+            prec=self.precision,
+            dev="cuda" if self.device.startswith("cuda") else "cpu",
+            impl=self.implementation,
+        )
+        return fields
 
     def get_signature(self) -> Any:
         if self.num_refs is None:
@@ -284,3 +302,32 @@ class XCOMET(NeuralMetric):
     def _check_kind(self, model_class: str) -> None:
         if model_class != "xcomet_metric":
             raise ConfigError(f"-m xcomet needs an xCOMET model (xcomet_metric), not {model_class}")
+
+
+class MetricX24(NeuralMetric):
+    """MetricX-24 with a reference: an error score in [0, 25], lower is better."""
+
+    name = "MetricX-24"
+    key = "metricx24"
+    prefix = "metricx24"
+    # MetricX's own runs score one input at a time; batches round differently (~1e-5)
+    OPTIONS = neural_options("metricx24", batch=1, batch_signed=True)
+    higher_is_better = False
+    requires_reference = True
+    implementation = "metricx-24"
+    default_model = "metricx-24-hybrid-large-v2p6"
+
+    def _check_kind(self, model_class: str) -> None:
+        if model_class != "metricx24":
+            raise ConfigError(f"-m {self.key} needs a MetricX-24 model, not {model_class}")
+
+
+class MetricX24QE(MetricX24):
+    """MetricX-24 without a reference (quality estimation), from the same hybrid model."""
+
+    name = "MetricX-24-QE"
+    key = "metricx24-qe"
+    prefix = "metricx24-qe"
+    OPTIONS = neural_options("metricx24-qe", batch=1, batch_signed=True)
+    requires_reference = False
+    _takes_reference = False

@@ -1,9 +1,10 @@
 """Sentence embeddings kept for reuse: a source or reference sentence is encoded once per
 model (per weights, precision and device type), in this process and across runs.
 
-Each embedding is a function of its sentence alone: sentences are encoded in batches of
-equal token length, without padding, so the same sentence gives the same bits whatever
-else is in the batch, and a stored embedding is exactly what encoding it again would give.
+Each embedding is a function of its sentence alone: a sentence is padded to the next
+multiple of 8 tokens and batched only with sentences padded to the same length, so the
+same sentence gives the same bits whatever else is in the batch, and a stored embedding is
+exactly what encoding it again would give.
 On disk the store is one SQLite file per model configuration under bleucli's cache
 (``neural/``), safe under concurrent runs (WAL, transactions), bounded in size (oldest
 entries go first; ``BLEUCLI_NEURAL_CACHE_MB``, default 4096), and checked on reading (a
@@ -11,6 +12,7 @@ vector of the wrong size is a miss). ``BLEUCLI_NEURAL_CACHE=0`` keeps it in memo
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sqlite3
@@ -23,6 +25,15 @@ from bleucli.neural import runtime
 #: Rows of the head (and of a disk query) at a time: fixed, so results do not depend on
 #: the batch-size option.
 CHUNK = 512
+
+
+#: Sequences are padded to the next multiple of this many tokens: the padded length is a
+#: function of the sentence alone (so is its embedding), and batches stay large.
+BUCKET = 8
+
+
+def padded_length(tokens: int) -> int:
+    return -(-tokens // BUCKET) * BUCKET
 
 
 def _key(text: str) -> bytes:
@@ -99,7 +110,9 @@ class EmbeddingStore:
         try:
             db.execute("BEGIN IMMEDIATE")
             db.executemany("INSERT OR IGNORE INTO e (k, v) VALUES (?, ?)", rows)
-            pages, page_size = (db.execute(f"PRAGMA {p}").fetchone()[0] for p in ("page_count", "page_size"))
+            pages, page_size = (
+                db.execute(f"PRAGMA {p}").fetchone()[0] for p in ("page_count", "page_size")
+            )
             if pages * page_size > self.limit:
                 count = db.execute("SELECT COUNT(*) FROM e").fetchone()[0]
                 db.execute(
@@ -108,23 +121,22 @@ class EmbeddingStore:
                 )
             db.execute("COMMIT")
         except sqlite3.Error as err:
-            try:
+            with contextlib.suppress(sqlite3.Error):
                 db.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
             self._give_up(err)
 
     # -- the embeddings ------------------------------------------------------------------------
     def embed(
         self,
         texts: Sequence[str],
-        encode: Callable[[list[str]], Any],
+        encode: Callable[[list[list[int]], int], Any],
         tokenize: Callable[[list[str]], list[list[int]]],
         batch_size: int,
         progress: Callable[[int], None] | None = None,
     ) -> Any:
         """The embeddings of ``texts`` (one row each), encoding only the sentences neither
-        memory nor disk holds; ``encode(ids)`` runs the model on equal-length id lists."""
+        memory nor disk holds; ``encode(ids, length)`` runs the model on id lists padded to
+        ``length``."""
         torch = runtime.torch()
         keys = [_key(t) for t in texts]
         unique: dict[bytes, str] = {}
@@ -138,13 +150,13 @@ class EmbeddingStore:
             ids = tokenize(list(wanted.values()))
             by_length: dict[int, list[tuple[bytes, list[int]]]] = {}
             for key, sequence in zip(wanted, ids):
-                by_length.setdefault(len(sequence), []).append((key, sequence))
+                by_length.setdefault(padded_length(len(sequence)), []).append((key, sequence))
             fresh: dict[bytes, Any] = {}
             for length in sorted(by_length):
                 group = sorted(by_length[length])
                 for start in range(0, len(group), batch_size):
                     chunk = group[start : start + batch_size]
-                    vectors = encode([sequence for _, sequence in chunk])
+                    vectors = encode([sequence for _, sequence in chunk], length)
                     for (key, _), vector in zip(chunk, vectors):
                         fresh[key] = vector.float().cpu()
                     if progress is not None:

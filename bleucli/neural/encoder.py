@@ -40,7 +40,8 @@ class Encoder:
         model_class, config_class = (getattr(transformers, n) for n in ENCODERS[encoder_model])
         config = config_class.from_dict(json.loads((folder / "config.json").read_text()))
         config._attn_implementation = "sdpa"
-        self.model = model_class(config, add_pooling_layer=False)
+        with _no_init(transformers):  # the weights come from the checkpoint: no random draw
+            self.model = model_class(config, add_pooling_layer=False)
         self.model.eval()
         own = {
             k[len("encoder.model.") :]: v
@@ -92,6 +93,20 @@ class Encoder:
         return tuple(out.hidden_states)
 
 
+def _no_init(transformers: Any) -> Any:
+    """transformers' context that skips weight initialisation (seconds for XLM-R large)."""
+    from contextlib import nullcontext
+
+    for where in ("transformers.initialization", "transformers.modeling_utils"):
+        try:
+            module = __import__(where, fromlist=["no_init_weights"])
+        except ImportError:
+            continue
+        if hasattr(module, "no_init_weights"):
+            return module.no_init_weights()
+    return nullcontext()
+
+
 def _load_exactly(module: Any, state: dict[str, Any], what: str) -> None:
     """Load ``state`` into ``module`` and refuse a missing or unknown tensor: unbabel-comet
     loads with ``strict=False``, where a misnamed key silently keeps random weights."""
@@ -105,4 +120,4 @@ def _load_exactly(module: Any, state: dict[str, Any], what: str) -> None:
         if unknown:
             parts.append(f"unknown {', '.join(unknown[:3])}" + (" ..." if len(unknown) > 3 else ""))
         raise InputError(f"checkpoint: {what} does not match its weights ({'; '.join(parts)})")
-    module.load_state_dict(state, strict=True)
+    module.load_state_dict(state, strict=True, assign=True)

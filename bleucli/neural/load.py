@@ -42,25 +42,71 @@ def split_spec(spec: str) -> tuple[str, str | None]:
 
 
 def file_hash(path: Path) -> str:
-    """SHA-256 of a local file, remembered per (path, size, mtime) in this process."""
+    """SHA-256 of a local file, remembered per (path, size, mtime, inode) in this process
+    and in bleucli's cache (``neural/hashes.json``): a 2 GB checkpoint takes seconds to hash,
+    every run. ``bleucli models verify`` always reads the files."""
+    import json
+
     from bleucli.neural.hub import sha256
 
     stat = path.stat()
-    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
-    if key not in _HASHES:
-        _HASHES[key] = sha256(path)
-    return _HASHES[key]
+    resolved = str(path.resolve())
+    key = (resolved, stat.st_size, stat.st_mtime_ns)
+    if key in _HASHES:
+        return _HASHES[key]
+    memo_key = f"{resolved}|{stat.st_size}|{stat.st_mtime_ns}|{stat.st_ino}"
+    memo = _hash_memo()
+    try:
+        known = json.loads(memo.read_text(encoding="utf-8")) if memo.is_file() else {}
+    except (OSError, ValueError):
+        known = {}
+    digest = known.get(memo_key) if isinstance(known, dict) else None
+    if not (isinstance(digest, str) and len(digest) == 64):
+        digest = sha256(path)
+        _remember_hash(memo, memo_key, digest)
+    _HASHES[key] = digest
+    return digest
+
+
+def _hash_memo() -> Path:
+    from bleucli.testsets.store import cache_root
+
+    return cache_root() / "neural" / "hashes.json"
+
+
+def _remember_hash(memo: Path, key: str, digest: str) -> None:
+    """Add one hash to the memo (atomically, under a lock); a cache that cannot be written
+    only costs the next run the hashing."""
+    import json
+
+    from filelock import FileLock
+
+    from bleucli.io import atomic_replace
+
+    try:
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(memo) + ".lock", timeout=60):
+            try:
+                known = json.loads(memo.read_text(encoding="utf-8")) if memo.is_file() else {}
+            except ValueError:
+                known = {}
+            if not isinstance(known, dict):
+                known = {}
+            known[key] = digest
+            with atomic_replace(memo) as tmp, open(tmp, "w", encoding="utf-8") as handle:
+                json.dump(known, handle, indent=0, sort_keys=True)
+    except (OSError, TimeoutError):
+        pass
 
 
 def resolve(spec: str) -> tuple[str, Path, str, bool]:
     """(name, checkpoint file, its SHA-256, trusted) of a registry name or a local folder."""
-    from bleucli.neural.checkpoint import checkpoint_file
 
     name, wanted = split_spec(spec)
     path = Path(name).expanduser()
     if path.exists():
-        file = checkpoint_file(path)
-        folder = file.parents[1]
+        file = weights_file(path)
+        folder = file.parents[1] if file.suffix == ".ckpt" else file.parent
         digest, label, trusted = file_hash(file), folder.name, False
     elif "/" in name and name.count("/") != 1 or name.startswith((".", "~", "/")):
         from bleucli.neural.checkpoint import checkpoint_file as must_exist
@@ -83,6 +129,18 @@ def resolve(spec: str) -> tuple[str, Path, str, bool]:
             f"asks for {wanted}…: these are other weights; scores would not be comparable"
         )
     return label, file, digest, trusted
+
+
+def weights_file(path: Path) -> Path:
+    """A model folder's weights: COMET's ``checkpoints/model.ckpt``, or a transformers
+    folder's ``model.safetensors`` / ``pytorch_model.bin`` (MetricX); a file is itself."""
+    from bleucli.neural.checkpoint import checkpoint_file
+
+    if path.is_dir() and not (path / "checkpoints").is_dir():
+        for name in ("model.safetensors", "pytorch_model.bin"):
+            if (path / name).is_file():
+                return path / name
+    return checkpoint_file(path)
 
 
 def encoder_folder(hparams: dict[str, Any]) -> Path:
@@ -113,9 +171,32 @@ def load(spec: str, device: str = "cpu", precision: str = "fp32") -> Loaded:
         where = runtime.device(device)
         dtype = runtime.dtype(precision, where)
         runtime.deterministic()
-        stored = checkpoint.load(file, trusted=trusted)
-        model = models.build(stored, encoder_folder(stored.hparams), where, dtype)
+        if file.suffix == ".ckpt":
+            stored = checkpoint.load(file, trusted=trusted)
+            model: Any = models.build(stored, encoder_folder(stored.hparams), where, dtype)
+            model_class = stored.class_identifier
+        else:
+            from bleucli.neural.metricx import MetricXModel
+
+            model = MetricXModel(file.parent, tokenizer_folder(spec, file.parent), where, dtype)
+            model_class = "metricx24"
         model.cache_identity = f"{digest[:32]}-{precision}-{where.type}"
-        _LOADED[key] = Loaded(label, digest, stored.class_identifier, model)
+        _LOADED[key] = Loaded(label, digest, model_class, model)
     loaded = _LOADED[key]
     return Loaded(label, loaded.sha256, loaded.model_class, loaded.model)
+
+
+def tokenizer_folder(spec: str, folder: Path) -> Path:
+    """Where a MetricX model's ``spiece.model`` is: beside the weights, else the registered
+    tokenizer of its registry entry (``mt5-xl``...)."""
+    if (folder / "spiece.model").is_file():
+        return folder
+    name, _ = split_spec(spec)
+    from bleucli.neural.hub import fetch
+    from bleucli.neural.registry import get, registry
+
+    if name in registry():
+        entry = get(name)
+        if entry.encoder:
+            return fetch(get(entry.encoder))
+    return folder

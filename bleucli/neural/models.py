@@ -178,11 +178,15 @@ class SentenceEmbeddingModel(CometModel):
                 self._store.path = None  # no identity, no disk
         return self._store
 
-    def _encode_ids(self, sequences: list[list[int]]) -> Any:
-        """Pooled embeddings of equal-length id sequences (no padding)."""
+    def _encode_ids(self, sequences: list[list[int]], length: int | None = None) -> Any:
+        """Pooled embeddings of id sequences, padded to ``length`` tokens."""
         torch = runtime.torch()
-        ids = torch.tensor(sequences, device=self.device)
-        mask = torch.ones_like(ids)
+        length = length or max(len(s) for s in sequences)
+        pad = self.encoder.pad_id
+        ids = torch.tensor([s + [pad] * (length - len(s)) for s in sequences], device=self.device)
+        mask = torch.tensor(
+            [[1] * len(s) + [0] * (length - len(s)) for s in sequences], device=self.device
+        )
         embeddings, _ = self._mixed(ids, mask)
         return self._pool(ids, embeddings, mask)
 

@@ -21,7 +21,7 @@ from bleucli.errors import ConfigError, UsageError
 
 ENV_MODELS = "BLEUCLI_MODELS"
 CLASSES = ("regression_metric", "referenceless_regression_metric", "unified_metric",
-           "xcomet_metric", "encoder")  # fmt: skip
+           "xcomet_metric", "metricx24", "encoder")  # fmt: skip
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -39,7 +39,8 @@ class ModelEntry:
 
     @property
     def checkpoint(self) -> str | None:
-        return next((f for f in self.files if f.endswith(".ckpt")), None)
+        """The weights file (COMET's ``model.ckpt``, MetricX's ``model.safetensors``)."""
+        return next((f for f in self.files if f.endswith((".ckpt", ".safetensors", ".bin"))), None)
 
 
 def _entry(name: str, raw: Any, where: str) -> ModelEntry:

@@ -25,7 +25,9 @@ def fresh_model(toys, kind: str = "regression"):
     from bleucli.neural import checkpoint, load, models
 
     stored = checkpoint.load(toys[kind])
-    model = models.build(stored, load.encoder_folder(stored.hparams), torch.device("cpu"), torch.float32)
+    model = models.build(
+        stored, load.encoder_folder(stored.hparams), torch.device("cpu"), torch.float32
+    )
     model.cache_identity = f"{load.file_hash(toys[kind])[:32]}-fp32-cpu"
     return model
 
@@ -36,7 +38,7 @@ def test_a_warm_run_reads_the_disk_and_gives_the_same_bits(toys) -> None:
     warm = fresh_model(toys)
     encoded: list[int] = []
     original = warm._encode_ids
-    warm._encode_ids = lambda ids: (encoded.append(len(ids)), original(ids))[1]  # type: ignore[method-assign]
+    warm._encode_ids = lambda ids, length=None: (encoded.append(len(ids)), original(ids, length))[1]  # type: ignore[method-assign]
     second = warm.predict(columns(), batch_size=8).scores
     assert [x.hex() for x in first] == [x.hex() for x in second]
     assert encoded == []  # everything came from the disk
@@ -48,17 +50,21 @@ def test_a_warm_run_reads_the_disk_and_gives_the_same_bits(toys) -> None:
 
 
 def test_one_sentence_gives_the_same_bits_alone_and_in_any_batch(toys) -> None:
+    """The embedding of a sentence padded to its bucket does not depend on the batch."""
+    from bleucli.neural.embeddings import padded_length
+
     model = fresh_model(toys, "referenceless")
     texts = columns("referenceless")["mt"]
     sequences = [list(e.ids) for e in model.encoder.encode(texts)]
-    length = len(sequences[3])
-    same = [s for s in sequences if len(s) == length] or [sequences[3]]
+    target = sequences[3]
+    length = padded_length(len(target))
+    company = [s for s in sequences if padded_length(len(s)) == length and s != target]
+    assert company  # the bucket holds other sentences: the comparison means something
     with torch.inference_mode():
-        alone = model._encode_ids([sequences[3]])[0]
-        together = model._encode_ids(same * 3)
-    assert len(together) == 3 * len(same)
-    for copy in range(3):
-        assert torch.equal(together[copy * len(same) + same.index(sequences[3])], alone)
+        alone = model._encode_ids([target], length)[0]
+        for batch in ([target, *company], [*company, target], [*company[:1], target, *company] * 2):
+            together = model._encode_ids(batch, length)
+            assert torch.equal(together[batch.index(target)], alone)
 
 
 def test_a_damaged_entry_is_a_miss_and_recomputed(toys, tmp_path, monkeypatch) -> None:

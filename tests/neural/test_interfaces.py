@@ -157,5 +157,8 @@ def test_out_of_memory_suggests_a_smaller_batch(checked_toys, monkeypatch) -> No
     comet = bleucli.COMET(model=folder(checked_toys, "regression"), batch_size=64)
     monkeypatch.setattr(type(comet.loaded.model), "predict", exhausted)
     assert issubclass(type(comet.loaded.model), CometModel)
-    with pytest.raises(bleucli.InputError, match="out of memory on cpu with batch size 64: try --comet-batch-size 32"):
+    with pytest.raises(
+        bleucli.InputError,
+        match="out of memory on cpu with batch size 64: try --comet-batch-size 32",
+    ):
         comet.corpus_score(lines(HYP), [lines(REF)], sources=lines(SRC))
