@@ -348,8 +348,18 @@ def pairwise(
             f"{len(ref_groups)} groups of references; one of each per source"
         )
     count = thread_count(threads)
+    sources = options.pop("sources", None)
     m = scorer(metric, options)
     m.num_refs = 1
+    if _is_neural(m):  # COMET and its kin: each text encoded once, the head over the pairs
+        found = m.pairwise(hyp_groups, ref_groups, sources)  # type: ignore[attr-defined]
+        shapes = [(len(h), len(r)) for h, r in zip(hyp_groups, ref_groups)]
+        if len(set(shapes)) <= 1:
+            n, k = shapes[0] if shapes else (0, 0)
+            return np.array(found, dtype=np.float64).reshape(len(shapes), n, k)
+        return found
+    if sources is not None:
+        raise ConfigError(f"{owner}: sources are for neural metrics (comet, ...)")
     spec = _native_spec(m)
     shapes = [(len(h), len(r)) for h, r in zip(hyp_groups, ref_groups)]
     if spec is not None:
@@ -479,8 +489,15 @@ def mbr(
         for b, group in enumerate(references):
             if not group:
                 raise InputError(f"{owner}: pseudo_references[{b}] is empty")
+    sources = options.pop("sources", None)
     m = scorer(metric, options)
-    matrices = pairwise(m, groups, references, threads=threads)
+    matrices = pairwise(
+        m,
+        groups,
+        references,
+        threads=threads,
+        **({"sources": sources} if sources is not None else {}),
+    )
     utilities = [_expected_utility(matrix, default) for matrix in matrices]
     sign = 1.0 if m.higher_is_better else -1.0
     best = []

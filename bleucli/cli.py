@@ -751,12 +751,28 @@ def merge_command(
 @click.option(
     "-m",
     "--metric",
-    type=click.Choice(["chrf", "bleu", "ter"], case_sensitive=False),
+    type=click.Choice(
+        ["chrf", "bleu", "ter", "comet", "xcomet", "metricx24"], case_sensitive=False
+    ),
     default="chrf",
     show_default=True,
-    help="Utility: sentence chrF, BLEU or TER (TER picks the lowest).",
+    help="Utility: sentence chrF, BLEU, TER, or a neural metric with --source (TER and "
+    "MetricX pick the lowest).",
 )
-@metric_options(only={"bleu": ("tokenize", "lowercase", "smooth_method", "smooth_value")})
+@click.option(
+    "--source",
+    metavar="FILE",
+    help="Source sentences, one per candidate group (neural metrics read them).",
+)
+@metric_options(
+    only={
+        "bleu": ("tokenize", "lowercase", "smooth_method", "smooth_value"),
+        **{
+            m: ("model", "batch_size", "precision", "device")
+            for m in ("comet", "xcomet", "metricx24")
+        },
+    }
+)
 @click.option(
     "-j",
     "--threads",
@@ -784,6 +800,7 @@ def mbr_command(
     samples_field: str,
     pseudo_field: str | None,
     metric: str,
+    source: str | None,
     threads: int,
     fmt: str,
     encoding: str,
@@ -819,6 +836,7 @@ def mbr_command(
                 threads,
                 fmt,
                 encoding,
+                source,
             )
         )
     )

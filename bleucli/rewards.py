@@ -82,6 +82,7 @@ def reward(
     *,
     scale: float = 1.0,
     references: str = "references",
+    sources: str = "source",
     threads: int = 0,
     **options: Any,
 ) -> Callable[..., list[float]]:
@@ -89,6 +90,9 @@ def reward(
     (``bleu``, ``chrf``, ``ter`` and their constructor options) against the dataset column
     named by ``references``, times ``scale``. TER, an error rate, is negated (a better
     translation gets a higher reward). The options are checked now, not at the first call.
+    Neural metrics (``comet``, ``cometkiwi``, ``xcomet``, ``metricx24``) also read the
+    column named by ``sources``; their model is loaded once, scored in batches without
+    gradients (MetricX, lower is better, is negated like TER).
     """
     from bleucli.batch import scorer, sentence_scores, thread_count
 
@@ -98,6 +102,7 @@ def reward(
     template = scorer(metric, dict(options))
     sign = scale if template.higher_is_better else -scale
     column = references
+    neural = bool(getattr(template, "uses_source", False))  # COMET & co.: the model loaded once
 
     def reward_function(completions: Sequence[Any], **kwargs: Any) -> list[float]:
         if isinstance(completions, str) or not isinstance(completions, Sequence):
@@ -113,7 +118,16 @@ def reward(
         else:
             texts = [completion_text(c, i) for i, c in enumerate(completions)]
         streams = _reference_streams(column, kwargs[column], len(texts))
-        scores = sentence_scores(template, texts, streams, threads=threads)
+        if neural:
+            if sources not in kwargs:
+                raise InputError(
+                    f"reward: {template.name} needs the source sentences: no {sources!r} column "
+                    f"was passed; name it with reward(..., sources=NAME)"
+                )
+            given = [str(s) for s in kwargs[sources]]
+            scores = sentence_scores(template, texts, streams, sources=given)
+        else:
+            scores = sentence_scores(template, texts, streams, threads=threads)
         return cast("list[float]", (scores * sign).tolist())
 
     reward_function.__name__ = f"bleucli_{str(metric).lower()}_reward"

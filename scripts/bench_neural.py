@@ -107,8 +107,11 @@ def main() -> None:
             cache = Path(tempfile.mkdtemp(prefix="bench-neural-cache-"))
             env = {**base_env, "BLEUCLI_CACHE": str(cache)}
             if warm:  # an earlier run on the same test set, another system
-                subprocess.run(ours(1)[:4] + [str(work / "sys1.txt")] + ours(1)[5:], check=True, env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+                earlier = [
+                    str(work / "sys1.txt") if arg.endswith("sys0.txt") else arg for arg in ours(1)
+                ]
+                subprocess.run(earlier, check=True, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)  # fmt: skip
             order = [("comet", comet(n_systems)), ("bleucli", ours(n_systems))]
             if pair % 2:
                 order.reverse()

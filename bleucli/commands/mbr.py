@@ -26,6 +26,7 @@ class MBRRequest:
     threads: int = 0
     fmt: str = "text"
     encoding: str = "utf-8"
+    source: str | None = None  # source sentences, one per group (neural metrics)
 
 
 def _samples_file(
@@ -127,8 +128,18 @@ def run(request: MBRRequest) -> str:
     else:
         names, paths = system_names(request.inputs)
         groups, pseudo = _system_outputs(paths, request.encoding), None
+    options = dict(request.options)
+    if request.source is not None:
+        from bleucli.io import read_file
+
+        sources = read_file(request.source, request.encoding).lines
+        if len(sources) != len(groups):
+            raise InputError(
+                f"{request.source}: {len(sources)} source lines but {len(groups)} candidate groups"
+            )
+        options["sources"] = sources
     result = mbr(
-        groups, request.metric, pseudo_references=pseudo, threads=request.threads, **request.options
+        groups, request.metric, pseudo_references=pseudo, threads=request.threads, **options
     )
     if request.fmt == "json":
         utilities = result.utilities

@@ -180,6 +180,24 @@ class NeuralMetric(Metric):
         self.last_prediction = self._memo[key]
         return self.last_prediction
 
+    def pairwise(
+        self,
+        hypotheses: Sequence[Sequence[str]],
+        references: Sequence[Sequence[str]],
+        sources: Sequence[str] | None = None,
+    ) -> list[Any]:
+        """MBR's utilities: per group, every hypothesis against every reference alone."""
+        sources = list(sources) if sources is not None else self.sources
+        model = self.loaded.model
+        if sources is None and model.needs_source:
+            raise ConfigError(
+                f"{self.name} needs the source sentences (sources=..., --source FILE)"
+            )
+        if sources is not None and len(sources) != len(hypotheses):
+            raise InputError(f"{self.name}: {len(hypotheses)} groups but {len(sources)} sources")
+        self.num_refs = 1
+        return list(model.pairwise(sources, hypotheses, references, self.batch_size))
+
     # -- the Metric interface ------------------------------------------------------------------
     def _first_references(self, n: int, references: Any) -> list[str] | None:
         streams = [list(s) for s in references] if references else self._references

@@ -106,6 +106,17 @@ class MetricXModel:
         scores = torch.clamp(logits[:, 0, SCORE_TOKEN].float(), *SCORE_RANGE)
         return scores.tolist()
 
+    def pairwise(
+        self,
+        sources: Sequence[str] | None,
+        hypotheses: Sequence[Sequence[str]],
+        references: Sequence[Sequence[str]],
+        batch_size: int = 1,
+    ) -> list[Any]:
+        from bleucli.neural.models import pairwise_by_prediction
+
+        return pairwise_by_prediction(self, sources, hypotheses, references, batch_size)
+
     def predict(
         self,
         samples: dict[str, Sequence[str]],

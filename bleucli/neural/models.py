@@ -146,6 +146,17 @@ class CometModel:
     def predict_batch(self, batch: dict[str, list[str]]) -> Prediction:
         raise NotImplementedError
 
+    def pairwise(
+        self,
+        sources: Sequence[str] | None,
+        hypotheses: Sequence[Sequence[str]],
+        references: Sequence[Sequence[str]],
+        batch_size: int = 16,
+    ) -> list[Any]:
+        """Per group b, the matrix of scores of every hypothesis of group b against every
+        reference of group b alone (with source b): MBR's utilities."""
+        return pairwise_by_prediction(self, sources, hypotheses, references, batch_size)
+
     # -- shared steps --------------------------------------------------------------------------
     def _mixed(self, ids: Any, mask: Any) -> tuple[Any, tuple[Any, ...]]:
         layers = self.encoder.layers(ids, mask)
@@ -212,6 +223,44 @@ class SentenceEmbeddingModel(CometModel):
 
     def features(self, embedded: dict[str, Any]) -> Any:
         raise NotImplementedError
+
+    def pairwise(
+        self,
+        sources: Sequence[str] | None,
+        hypotheses: Sequence[Sequence[str]],
+        references: Sequence[Sequence[str]],
+        batch_size: int = 16,
+    ) -> list[Any]:
+        """Each source, hypothesis and reference encoded once; the head over the pairs."""
+        import numpy
+
+        from bleucli.neural.embeddings import CHUNK
+
+        torch = runtime.torch()
+        if sources is None:
+            raise InputError(f"{type(self).__name__}: the sources are needed for pairwise scores")
+        texts = list(
+            dict.fromkeys([t for g in hypotheses for t in g] + [t for g in references for t in g])
+        )
+        position = {t: k for k, t in enumerate(texts)}
+        out = []
+        with torch.inference_mode():
+            table = self.embed(texts, batch_size) if texts else None
+            sentences = self.embed(list(sources), batch_size)
+            for b, (hyps, refs) in enumerate(zip(hypotheses, references)):
+                n, k = len(hyps), len(refs)
+                if n == 0 or k == 0:
+                    out.append(numpy.zeros((n, k)))
+                    continue
+                h = torch.tensor([position[t] for t in hyps for _ in refs])
+                r = torch.tensor([position[t] for _ in hyps for t in refs])
+                embedded = {"mt": table[h], "ref": table[r], "src": sentences[b].expand(n * k, -1)}  # type: ignore[index]
+                features = self.features(embedded)
+                scores: list[float] = []
+                for start in range(0, n * k, CHUNK):
+                    scores += self._scores(features[start : start + CHUNK])
+                out.append(numpy.array(scores, dtype=numpy.float64).reshape(n, k))
+        return out
 
     def predict(
         self,
@@ -475,3 +524,33 @@ CLASSES: dict[str, type[CometModel]] = {
 
 def build(checkpoint: Checkpoint, encoder_folder: Path, device: Any, dtype: Any) -> CometModel:
     return CLASSES[checkpoint.class_identifier](checkpoint, encoder_folder, device, dtype)
+
+
+def pairwise_by_prediction(
+    model: Any,
+    sources: Sequence[str] | None,
+    hypotheses: Sequence[Sequence[str]],
+    references: Sequence[Sequence[str]],
+    batch_size: int,
+) -> list[Any]:
+    """Pairwise scores for models that read each pair jointly: every pair predicted."""
+    import numpy
+
+    samples: dict[str, list[str]] = {"mt": [], "ref": []}
+    if sources is not None:
+        samples["src"] = []
+    shapes = []
+    for b, (hyps, refs) in enumerate(zip(hypotheses, references)):
+        shapes.append((len(hyps), len(refs)))
+        for h in hyps:
+            for r in refs:
+                samples["mt"].append(h)
+                samples["ref"].append(r)
+                if sources is not None:
+                    samples["src"].append(sources[b])
+    scores = model.predict(samples, batch_size).scores if samples["mt"] else []
+    out, at = [], 0
+    for n, k in shapes:
+        out.append(numpy.array(scores[at : at + n * k], dtype=numpy.float64).reshape(n, k))
+        at += n * k
+    return out
