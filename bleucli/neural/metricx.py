@@ -19,7 +19,7 @@ from typing import Any
 
 from bleucli.errors import InputError
 from bleucli.neural import runtime
-from bleucli.neural.models import Prediction
+from bleucli.neural.models import NeuralModel, Prediction
 
 MAX_TOKENS = 1536
 SCORE_TOKEN = 250089
@@ -32,13 +32,11 @@ def input_text(source: str, hypothesis: str, reference: str | None) -> str:
     return f"source: {source} candidate: {hypothesis} reference: {reference}"
 
 
-class MetricXModel:
+class MetricXModel(NeuralModel):
     """A MetricX-24 checkpoint: ``config.json`` (model_type mt5) and ``model.safetensors``
     (or ``pytorch_model.bin``), with the mT5 tokenizer's ``spiece.model``."""
 
-    needs_source = True
     needs_reference = False  # the hybrid models score with or without a reference
-    cache_identity = ""
 
     def __init__(self, folder: Path, tokenizer_folder: Path, device: Any, dtype: Any) -> None:
         transformers = runtime.require("transformers")
@@ -105,17 +103,6 @@ class MetricXModel:
         logits = self.model(input_ids=ids, attention_mask=mask, decoder_input_ids=start).logits
         scores = torch.clamp(logits[:, 0, SCORE_TOKEN].float(), *SCORE_RANGE)
         return scores.tolist()
-
-    def pairwise(
-        self,
-        sources: Sequence[str] | None,
-        hypotheses: Sequence[Sequence[str]],
-        references: Sequence[Sequence[str]],
-        batch_size: int = 1,
-    ) -> list[Any]:
-        from bleucli.neural.models import pairwise_by_prediction
-
-        return pairwise_by_prediction(self, sources, hypotheses, references, batch_size)
 
     def predict(
         self,

@@ -45,13 +45,37 @@ class Prediction:
         return sum(self.scores) / len(self.scores) if self.scores else 0.0
 
 
-class CometModel:
-    """What every class shares: the encoder, the layer mix, the head, the batching."""
+class NeuralModel:
+    """What every model gives the metrics: ``predict`` and the pairwise utilities of MBR."""
 
     needs_source = True
     needs_reference = True
     #: Set by the loader: what identifies cached embeddings (weights, precision, device type).
     cache_identity = ""
+
+    def predict(
+        self,
+        samples: dict[str, Sequence[str]],
+        batch_size: int = 16,
+        progress: Callable[[int], None] | None = None,
+    ) -> Prediction:
+        raise NotImplementedError
+
+    def pairwise(
+        self,
+        sources: Sequence[str] | None,
+        hypotheses: Sequence[Sequence[str]],
+        references: Sequence[Sequence[str]],
+        batch_size: int = 16,
+    ) -> list[Any]:
+        """Per group b, the matrix of scores of every hypothesis of group b against every
+        reference of group b alone (with source b): MBR's utilities. This default predicts
+        every pair; models that encode sentences apart do better."""
+        return pairwise_by_prediction(self, sources, hypotheses, references, batch_size)
+
+
+class CometModel(NeuralModel):
+    """What every COMET class shares: the encoder, the layer mix, the head, the batching."""
 
     def __init__(
         self, checkpoint: Checkpoint, encoder_folder: Path, device: Any, dtype: Any
@@ -145,17 +169,6 @@ class CometModel:
 
     def predict_batch(self, batch: dict[str, list[str]]) -> Prediction:
         raise NotImplementedError
-
-    def pairwise(
-        self,
-        sources: Sequence[str] | None,
-        hypotheses: Sequence[Sequence[str]],
-        references: Sequence[Sequence[str]],
-        batch_size: int = 16,
-    ) -> list[Any]:
-        """Per group b, the matrix of scores of every hypothesis of group b against every
-        reference of group b alone (with source b): MBR's utilities."""
-        return pairwise_by_prediction(self, sources, hypotheses, references, batch_size)
 
     # -- shared steps --------------------------------------------------------------------------
     def _mixed(self, ids: Any, mask: Any) -> tuple[Any, tuple[Any, ...]]:

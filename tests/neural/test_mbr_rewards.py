@@ -3,6 +3,8 @@ head over the pairs) equal to scoring every pair, MBR choices, and TRL reward fu
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from scripts.comet_fixtures import cases
@@ -83,8 +85,8 @@ def test_mbr_command_with_comet(toys) -> None:
                       "--comet-model", model_path, "-f", "json"])  # fmt: skip
     assert result.exit_code == 0, result.stderr
     document = json.loads(result.stdout)
-    lines = [open(f, encoding="utf-8").read().splitlines() for f in files]
-    sources = open(EXAMPLES / "src.en", encoding="utf-8").read().splitlines()
+    lines = [Path(f).read_text(encoding="utf-8").splitlines() for f in files]
+    sources = (EXAMPLES / "src.en").read_text(encoding="utf-8").splitlines()
     expected = mbr([list(c) for c in zip(*lines)], "comet", sources=sources, model=model_path)
     assert [c["candidate"] - 1 for c in document["choices"]] == expected.best
     missing = run_cli(["mbr", "-i", *files, "-m", "comet", "--comet-model", model_path])
