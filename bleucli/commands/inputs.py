@@ -41,6 +41,11 @@ def load_references(options: Options) -> list[TextSource]:
     """Reference streams from a named test set or from files (``--num-refs`` splits on tabs)."""
     if options.test_set is not None:
         return load_testset_references(options)
+    if not options.refs and options.source and _reference_free(options.metrics):
+        # quality estimation (CometKiwi, MetricX-24-QE): the source lines stand in, unread
+        stand_in = read_file(options.source, options.encoding)
+        require_nonempty(stand_in)
+        return [TextSource("(no reference: quality estimation)", stand_in.lines)]
     if not options.refs:
         raise ConfigError(
             "no references: give reference files before -i, e.g. `bleucli ref.txt -i hyp.txt`"
@@ -54,6 +59,13 @@ def load_references(options: Options) -> list[TextSource]:
     (source,) = sources
     streams = split_multi_references(source, options.num_refs)
     return [TextSource(f"{source.name} (reference {k + 1})", s) for k, s in enumerate(streams)]
+
+
+def _reference_free(metrics: tuple[str, ...]) -> bool:
+    """Whether every requested metric scores without a reference (quality estimation)."""
+    from bleucli.metrics import metric_class
+
+    return bool(metrics) and all(getattr(metric_class(m), "reference_free", False) for m in metrics)
 
 
 def _check_testset_options(options: Options) -> None:

@@ -308,6 +308,8 @@ class CometKiwi(NeuralMetric):
     prefix = "cometkiwi"
     OPTIONS = neural_options("cometkiwi")
     _takes_reference = False
+    #: Scores without a reference: a command line may give only sources and hypotheses.
+    reference_free = True
 
 
 class XCOMET(NeuralMetric):
@@ -349,3 +351,4 @@ class MetricX24QE(MetricX24):
     OPTIONS = neural_options("metricx24-qe", batch=1, batch_signed=True)
     requires_reference = False
     _takes_reference = False
+    reference_free = True

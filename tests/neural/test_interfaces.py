@@ -162,3 +162,18 @@ def test_out_of_memory_suggests_a_smaller_batch(checked_toys, monkeypatch) -> No
         match="out of memory on cpu with batch size 64: try --comet-batch-size 32",
     ):
         comet.corpus_score(lines(HYP), [lines(REF)], sources=lines(SRC))
+
+
+def test_quality_estimation_needs_no_reference_file(checked_toys, reference) -> None:
+    kiwi = folder(checked_toys, "unified")
+    alone = run_cli(
+        ["-i", HYP, "--source", SRC, "-m", "cometkiwi", "--cometkiwi-model", kiwi, "-w", "6"]
+    )
+    assert alone.exit_code == 0, alone.stderr
+    record = json.loads(alone.stdout)
+    expected = reference["checkpoints"]["unified"]["predictions"]["example"]["system_score"]
+    assert record["score"] == round(expected, 6) and record["signature"].startswith("nrefs:0|")
+    with_bleu = run_cli(
+        ["-i", HYP, "--source", SRC, "-m", "cometkiwi", "bleu", "--cometkiwi-model", kiwi]
+    )
+    assert with_bleu.exit_code == 1 and "no references" in with_bleu.stderr
