@@ -108,11 +108,11 @@ def resolve(spec: str) -> tuple[str, Path, str, bool]:
         file = weights_file(path)
         folder = file.parents[1] if file.suffix == ".ckpt" else file.parent
         digest, label, trusted = file_hash(file), folder.name, False
-    elif "/" in name and name.count("/") != 1 or name.startswith((".", "~", "/")):
-        from bleucli.neural.checkpoint import checkpoint_file as must_exist
-
-        must_exist(path)  # a path, not a hub name: says there is no checkpoint there
-        raise AssertionError("unreachable")
+    elif name.count("/") > 1 or name.startswith((".", "~", "/")):  # a path, not a hub name
+        raise InputError(
+            f"{path}: no COMET checkpoint here (expected MODEL/checkpoints/model.ckpt "
+            f"beside MODEL/hparams.yaml, or a MetricX folder with model.safetensors)"
+        )
     else:
         from bleucli.neural.hub import fetch
         from bleucli.neural.registry import get
