@@ -74,12 +74,9 @@ def _check_testset_options(options: Options) -> None:
     if options.num_refs != 1:
         raise ConfigError("--num-refs is for reference files; a test set brings its own")
     if options.language_pair is None:
-        names = options.test_set.split(",") if options.test_set else []
-        pairs = ""
-        if len(names) == 1:
-            registry = testsets_for(options).registry
-            pairs = "; available: " + ", ".join(sorted(registry.get(names[0]).langpairs))
-        raise ConfigError(f"a test set needs a language pair (-l){pairs}")
+        from bleucli.testsets.views import require_pair
+
+        require_pair(testsets_for(options), options.test_set, options.language_pair)
 
 
 def load_testset_references(options: Options) -> list[TextSource]:

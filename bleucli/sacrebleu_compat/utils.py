@@ -207,37 +207,33 @@ def print_test_set(
     subset: str | None = None,
 ) -> None:
     """Print fields of a test set, tab-separated, one segment per line (``--echo``)."""
-    from bleucli.commands.request import Options
-    from bleucli.commands.testset_info import echo_fields
+    from bleucli.testsets import TestSets
+    from bleucli.testsets.views import echo_fields, require_pair
 
-    print(
-        echo_fields(
-            Options(
-                test_set=test_set,
-                language_pair=langpair,
-                origlang=origlang,
-                subset=subset,
-                echo=tuple(requested_fields),
-            )
-        )
-    )
+    sets = TestSets()
+    require_pair(sets, test_set, langpair)
+    print(echo_fields(sets, test_set, langpair, requested_fields, origlang, subset))
 
 
 def print_subset_results(
     metrics: dict, full_system: list[str], full_refs: Any, args: Namespace
 ) -> None:
     """Scores per origlang and subset of the test set (``--detail``)."""
-    from bleucli.commands.request import Options
-    from bleucli.commands.testset_info import subset_details
+    from bleucli.testsets import TestSets
+    from bleucli.testsets.views import subset_details
 
-    options = Options(
-        test_set=args.test_set,
-        language_pair=args.langpair,
-        origlang=getattr(args, "origlang", None),
-        subset=getattr(args, "subset", None),
-        width=getattr(args, "width", 1),
+    print(
+        subset_details(
+            TestSets(),
+            args.test_set,
+            args.langpair,
+            metrics,
+            full_system,
+            getattr(args, "width", 1),
+            getattr(args, "origlang", None),
+            getattr(args, "subset", None),
+        )  # fmt: skip
     )
-    print(subset_details(options, metrics, full_system))
 
 
 __all__ = [
