@@ -87,9 +87,13 @@ def add_testset(
     # tokeniser as it does for the scoring command's -l
     request = replace(ScoringRequest.from_args(args), language_pair=pair)
     if request.uses_source:
-        neural = [m.name for m in request.metrics if m.name in ("comet", "cometkiwi", "xcomet")]
+        from bleucli.metrics import metric_class
+
+        neural = [
+            m.name for m in request.metrics if getattr(metric_class(m.name), "uses_source", False)
+        ]
         raise UsageError(
-            f"-m {' '.join(neural) or 'that metric'}: the evaluation server does not score "
+            f"-m {' '.join(neural)}: the evaluation server does not score "
             f"neural metrics yet (they need the test set's sources); use bleu, chrf, ter"
         )
     references = []

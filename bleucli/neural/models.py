@@ -247,8 +247,6 @@ class SentenceEmbeddingModel(CometModel):
         """Each source, hypothesis and reference encoded once; the head over the pairs."""
         import numpy
 
-        from bleucli.neural.embeddings import CHUNK
-
         torch = runtime.torch()
         if sources is None:
             raise InputError(f"{type(self).__name__}: the sources are needed for pairwise scores")
@@ -268,10 +266,7 @@ class SentenceEmbeddingModel(CometModel):
                 h = torch.tensor([position[t] for t in hyps for _ in refs])
                 r = torch.tensor([position[t] for _ in hyps for t in refs])
                 embedded = {"mt": table[h], "ref": table[r], "src": sentences[b].expand(n * k, -1)}  # type: ignore[index]
-                features = self.features(embedded)
-                scores: list[float] = []
-                for start in range(0, n * k, CHUNK):
-                    scores += self._scores(features[start : start + CHUNK])
+                scores = self._scores_in_chunks(self.features(embedded))
                 out.append(numpy.array(scores, dtype=numpy.float64).reshape(n, k))
         return out
 
@@ -281,7 +276,6 @@ class SentenceEmbeddingModel(CometModel):
         batch_size: int = 16,
         progress: Callable[[int], None] | None = None,
     ) -> Prediction:
-        from bleucli.neural.embeddings import CHUNK
 
         torch = runtime.torch()
         n = len(samples["mt"])
@@ -292,11 +286,18 @@ class SentenceEmbeddingModel(CometModel):
                 k: self.embed(samples[k], batch_size, progress if k == "mt" else None)
                 for k in self.inputs
             }
-            features = self.features(embedded)
-            scores: list[float] = []
-            for start in range(0, n, CHUNK):
-                scores += self._scores(features[start : start + CHUNK])
+            scores = self._scores_in_chunks(self.features(embedded))
         return Prediction(scores)
+
+    def _scores_in_chunks(self, features: Any) -> list[float]:
+        """The head over rows of features, a fixed number at a time (bounded memory, and
+        results independent of the batch-size option)."""
+        from bleucli.neural.embeddings import CHUNK
+
+        scores: list[float] = []
+        for start in range(0, len(features), CHUNK):
+            scores += self._scores(features[start : start + CHUNK])
+        return scores
 
     inputs: tuple[str, ...] = ()
 
