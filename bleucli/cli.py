@@ -1164,6 +1164,10 @@ def single_threaded_blas() -> None:
     import os
 
     if "numpy" not in sys.modules:
+        if "OMP_NUM_THREADS" not in os.environ:  # neural models take every core back
+            from bleucli.neural.runtime import CLI_PINNED_THREADS
+
+            os.environ[CLI_PINNED_THREADS] = "1"
         for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             os.environ.setdefault(name, "1")
 

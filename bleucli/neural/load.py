@@ -170,7 +170,7 @@ def load(spec: str, device: str = "cpu", precision: str = "fp32") -> Loaded:
     if key not in _LOADED:
         where = runtime.device(device)
         dtype = runtime.dtype(precision, where)
-        runtime.deterministic()
+        runtime.deterministic(where)
         if file.suffix == ".ckpt":
             stored = checkpoint.load(file, trusted=trusted)
             model: Any = models.build(stored, encoder_folder(stored.hparams), where, dtype)
