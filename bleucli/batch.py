@@ -198,7 +198,10 @@ def sentence_scores(
     sources = options.pop("sources", None)
     if _is_neural(metric):  # COMET and its kin: the model scores the batch in one pass
         neural = scorer(metric, options)
-        hyps, streams = _aligned_inputs(owner, hypotheses, references)
+        if references is None or (isinstance(references, Sequence) and not references):
+            hyps, streams = _strings(owner, "hypotheses", hypotheses), []  # type: ignore[var-annotated]  # QE
+        else:
+            hyps, streams = _aligned_inputs(owner, hypotheses, references)
         first = [r if r is not None else "" for r in streams[0]] if streams else None
         return np.array(neural.predict(hyps, first, sources).scores, dtype=np.float64)  # type: ignore[attr-defined]
     if sources is not None:

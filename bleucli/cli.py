@@ -680,6 +680,19 @@ def report_command(results: tuple[str, ...], fmt: str, width: int) -> None:
     show_default=True,
     help="Statistical gate: bootstrap resamples (1-100000).",
 )
+@click.option(
+    "--source",
+    metavar="FILE",
+    help="Statistical gate: the source sentences (neural metrics such as COMET read them).",
+)
+@click.option(
+    "--model",
+    "models",
+    multiple=True,
+    metavar="DIR",
+    help="Statistical gate: a neural model's folder, used for the results whose signature "
+    "names its weights' hash (else the registered model). Repeatable.",
+)
 def gate_command(current: str, baseline_path: str, **params: Any) -> None:
     """Compare CURRENT.json (bleucli's JSON output; - for stdin) with a baseline."""
     from bleucli.commands.gate import GateRequest, run
@@ -861,7 +874,8 @@ def _analysis_options(function):
                 "--metrics",
                 multiple=True,
                 metavar="NAME",
-                help="Metrics: bleu, chrf, ter (default: bleu chrf).",
+                help="Metrics: bleu, chrf, ter, or a neural metric (comet, cometkiwi, xcomet, "
+                "metricx24, metricx24-qe: give the source) (default: bleu chrf).",
             ),
             click.option("-t", "--test-set", help="Named test set instead of reference files."),
             click.option("-l", "--language-pair", metavar="SRC-TRG", help="Its language pair."),
@@ -935,7 +949,11 @@ def _analysis_options(function):
         ]
     ):
         function = decorator(function)
-    return function
+    return metric_options(NEURAL_METRICS)(function)
+
+
+#: The neural metrics ``analyze`` and ``plot`` take, with their declared options.
+NEURAL_METRICS = ("comet", "cometkiwi", "xcomet", "metricx24", "metricx24-qe")
 
 
 def _analysis_request(params: dict[str, Any], fmt: str, chosen: str | None = None) -> Any:
@@ -971,6 +989,8 @@ def _analysis_request(params: dict[str, Any], fmt: str, chosen: str | None = Non
         bleu={"tokenize": params["tokenize"], "lowercase": params["lowercase"], "force": True},
         chrf={"word_order": params["chrf_word_order"]},
     )
+    for name, given in metric_values(params, NEURAL_METRICS).items():
+        options.options_for(name).update({k: v for k, v in given.items() if v is not None})
     for name in metrics:
         from bleucli.metrics import metric_class
 

@@ -63,7 +63,14 @@ HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
     "--metrics",
     multiple=True,
     metavar="NAME...",
-    help="bleucli metrics: bleu, chrf, ter (default: all three with references; TER is negated).",
+    help="bleucli metrics: bleu, chrf, ter, or a neural metric (comet, cometkiwi, xcomet, "
+    "metricx24, metricx24-qe; they read the source) (default: bleu chrf ter with references; "
+    "error rates (TER, MetricX) are negated).",
+)
+@click.option(
+    "--source",
+    metavar="FILE",
+    help="The source sentences, for neural metrics (--mtme: the directory's sources/PAIR.txt).",
 )
 @metric_options(only={"bleu": ("tokenize", "lowercase")})
 @click.option(
@@ -172,6 +179,7 @@ def meta_eval_command(refs: tuple[str, ...], **params: Any) -> None:
         include_human=params["include_human"],
         human_rows=params["human_rows"],
         metrics=tuple(params["metrics"]) or None,
+        source=params["source"],
         options={
             name: {k: v for k, v in given.items() if not (name == "bleu" and k == "tokenize" and v is None)}
             for name, given in metric_values(params).items()

@@ -248,12 +248,19 @@ def run_command(url: str, host: str, port: int, workers: int, max_upload: int) -
 @DB_OPTION
 @click.option("--once", is_flag=True, help="Stop when the queue is empty.")
 @click.option("--parent-fd", type=int, default=None, hidden=True)  # server run's pipe
-def worker_command(url: str, once: bool, parent_fd: int | None) -> None:
+@click.option(
+    "--device",
+    metavar="cpu|cuda[:N]",
+    default=None,
+    help="Where this worker runs neural metrics (default: the test set's setting, cpu); "
+    "results say it (dev:cuda).",
+)
+def worker_command(url: str, once: bool, parent_fd: int | None, device: str | None) -> None:
     """A worker alone (on this machine or another that reaches the database): scores
     submissions, runs gates and reports, re-ranks leaderboards."""
     from bleucli.commands.server import worker
 
-    click.echo(worker(url, once, parent_fd), err=True)
+    click.echo(worker(url, once, parent_fd, device), err=True)
 
 
 @click.command(name="submit", context_settings=HELP)
@@ -347,17 +354,33 @@ def submit_command(server: str, token_file: str, testset: str, hypothesis: str, 
 @click.option(
     "--partial", is_flag=True, help="Exit 0 when no check fails, even if some were left unchecked."
 )
+@click.option(
+    "--source",
+    default=None,
+    metavar="FILE",
+    help="The source sentences (neural metrics read them).",
+)
+@click.option(
+    "--model",
+    "models",
+    multiple=True,
+    metavar="DIR",
+    help="A neural model's folder, used for the signature whose hash its weights have "
+    "(else the registered model of the signature's name). Repeatable.",
+)
 def verify_command(receipt: str, refs: tuple[str, ...], key: str | None, server: str | None,
                    hypothesis: str | None, test_set: str | None, language_pair: str | None,
-                   reference_key: str | None, partial: bool) -> None:  # fmt: skip
+                   reference_key: str | None, partial: bool, source: str | None,
+                   models: tuple[str, ...]) -> None:  # fmt: skip
     """Check a receipt: its signature, the hypothesis' hash, the references' hashes and
     every score, recomputed. Exit 0 when every check passed and none was left unchecked,
     1 otherwise (--partial: 0 unless a check failed); the last line says which."""
     from bleucli.commands.verify import verify
 
     text, ok = verify(
-        receipt, key, server, hypothesis, refs, test_set, language_pair, reference_key, partial
-    )
+        receipt, key, server, hypothesis, refs, test_set, language_pair, reference_key, partial,
+        source, models,
+    )  # fmt: skip
     click.echo(text)
     if not ok:
         sys.exit(1)

@@ -60,6 +60,8 @@ NOT_RUN = {
     "bleucli server run": "serves until stopped: tests/server/ start real servers",
     "bleucli submit": "needs a running server: tests/server/test_server.py submits as written",
     "bleucli verify receipt.json --server": "needs a running server: tests/server/ verifies",
+    "bleucli verify receipt.json -i hyp.de ref.de --source": "a neural set's receipt and a real "
+    "model: tests/server/test_neural.py verifies one with a toy model",
     "bleucli models download wmt22": "downloads from the hub: tests/neural/test_hub.py downloads "
     "through a hub on 127.0.0.1",
 }

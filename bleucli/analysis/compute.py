@@ -280,23 +280,33 @@ def by_buckets(inputs: Inputs, key: str, title: str, lengths: list[int]) -> Tabl
 
 
 def score_bands(inputs: Inputs, key: str) -> Table:
-    """Ten bands over 0..100 (BLEU, chrF, TER), or over 0..1 for an external metric whose
-    scores all lie there (COMET-like); values outside go to the first or last band."""
+    """Ten bands over 0..100 (BLEU, chrF, TER), over the metric's own range (MetricX:
+    0..25), or, for external and neural scores, over 0..1 when they all lie there
+    (COMET-like) and else over the range they span; values outside go to the first or
+    last band."""
     from bleucli.metrics.segment import SegmentScores
 
     per_system = [inputs.sentence_scores(key, k) for k in range(len(inputs.names))]
-    top = 100.0
-    if isinstance(inputs.metrics[key], SegmentScores) and all(
-        0.0 <= v <= 1.0 for values in per_system for v in values
-    ):
-        top = 1.0
-    width = top / 10
-    labels = [f"{k * width:g}-{(k + 1) * width:g}" for k in range(10)]
+    metric = inputs.metrics[key]
+    low, top = 0.0, 100.0
+    values_all = [v for values in per_system for v in values]
+    if metric.score_range is not None:
+        low, top = metric.score_range
+    elif (
+        isinstance(metric, SegmentScores) or getattr(metric, "uses_source", False)
+    ) and values_all:
+        if all(0.0 <= v <= 1.0 for v in values_all):
+            top = 1.0
+        else:
+            low, top = float(min(values_all)), float(max(values_all))
+            top = top if top > low else low + 1.0
+    width = (top - low) / 10
+    dash = " to " if low < 0 else "-"  # -0.4 to -0.3, not -0.4--0.3
+    labels = [f"{low + k * width:.3g}{dash}{low + (k + 1) * width:.3g}" for k in range(10)]
     counts = [[0] * len(inputs.names) for _ in labels]
     for k, values in enumerate(per_system):
         for value in values:
-            scaled = value // 10 if top == 100.0 else value * 10  # band number, unclamped
-            band = min(max(int(scaled), 0), len(labels) - 1)
+            band = min(max(int((value - low) // width), 0), len(labels) - 1)
             counts[band][k] += 1
     name = inputs.display[key]
     return Table(
@@ -305,7 +315,7 @@ def score_bands(inputs: Inputs, key: str) -> Table:
         ["Band", *inputs.names],
         [[label, *row] for label, row in zip(labels, counts)],
         _signatures(inputs, [key]),
-        f"ten bands from 0 to {top:g}; the last includes {top:g}"
+        f"ten bands from {low:.3g} to {top:.3g}; the last includes {top:.3g}"
         + ("; sentence BLEU with effective order" if name == "BLEU" else ""),
     )
 

@@ -44,13 +44,6 @@ def load(options: Options, source: str | None) -> Inputs:
     from bleucli.analysis.names import display_names
 
     names = display_names(files, [s.named for s in systems])
-    metrics: dict[str, Any] = build_metrics(options, [r.lines for r in references])
-    if options.segment_scores:
-        metrics.update(_segment_metrics(options, systems, len(references)))
-    if alignment is not None:
-        from bleucli.commands.resegment import mark
-
-        mark(metrics, alignment)
     sources = None
     if source is not None:
         sources = read_file(source, options.encoding).lines
@@ -58,6 +51,13 @@ def load(options: Options, source: str | None) -> Inputs:
             raise InputError(
                 f"{source}: {len(sources)} lines, the references have {len(references[0].lines)}"
             )
+    metrics: dict[str, Any] = build_metrics(options, [r.lines for r in references], sources)
+    if options.segment_scores:
+        metrics.update(_segment_metrics(options, systems, len(references)))
+    if alignment is not None:
+        from bleucli.commands.resegment import mark
+
+        mark(metrics, alignment)
     fields = testset_signature_fields(options)
     signatures = {
         key: signature_with_testset(metric, fields).format(options.short)

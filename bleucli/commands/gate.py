@@ -53,6 +53,8 @@ class GateRequest:
     refs: tuple[str, ...] = ()
     alpha: float = 0.05
     paired_bs_n: int = 1000
+    source: str | None = None  # neural metrics read it
+    models: tuple[str, ...] = ()  # neural models' folders, found by the signatures' hashes
 
 
 @dataclass

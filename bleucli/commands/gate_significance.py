@@ -60,6 +60,8 @@ def significance_gate(
             loaded[key] = (references, *[(s.name, s.lines) for s in selected])
         return loaded[key]
 
+    sources = read_file(request.source, "utf-8").lines if request.source else None
     return apply_significance(
-        checks, baseline, current, inputs_for, request.alpha, request.paired_bs_n
-    )
+        checks, baseline, current, inputs_for, request.alpha, request.paired_bs_n, sources,
+        request.models,
+    )  # fmt: skip

@@ -43,6 +43,7 @@ class MetaEvalRequest:
     include_human: bool = False
     human_rows: bool = False  # --mtme: the other kinds of human score as rows
     metrics: tuple[str, ...] | None = None  # None: bleu chrf ter when there are references
+    source: str | None = None  # plain files: the source sentences (neural metrics read them)
     options: dict[str, dict[str, Any]] = field(default_factory=dict)  # per metric
     segment_scores: tuple[str, ...] = ()
     statistics: tuple[str, ...] = ()
@@ -67,6 +68,7 @@ class Loaded:
     report: list[str] = field(default_factory=list)
     human_rows: dict[str, HumanScores] = field(default_factory=dict)
     left_out: list[str] = field(default_factory=list)  # human translations not rated
+    sources: list[str] | None = None
 
 
 def _system_name(spec: str) -> tuple[str, str]:
@@ -111,15 +113,23 @@ def _load_plain(request: MetaEvalRequest) -> Loaded:
         outputs[name] = lines
     assert n_segments is not None
     human = readers.read_human(request.human, request.human_format, n_segments, request.human_field)
-    return Loaded(list(outputs), outputs, references, n_segments, human, None)
+    loaded = Loaded(list(outputs), outputs, references, n_segments, human, None)
+    if request.source is not None:
+        loaded.sources = read_file(request.source).lines
+        if len(loaded.sources) != n_segments:
+            raise InputError(
+                f"{request.source}: {len(loaded.sources):,} lines, but the systems have "
+                f"{n_segments:,}"
+            )
+    return loaded
 
 
 def _load_mtme(request: MetaEvalRequest) -> Loaded:
     from bleucli.metaeval.mtme import read_mtme
 
-    if request.inputs or request.refs or request.human:
-        raise UsageError("meta-eval: --mtme reads the outputs, references and human scores "
-                         "from the directory; leave out REFS, -i and --human")  # fmt: skip
+    if request.inputs or request.refs or request.human or request.source:
+        raise UsageError("meta-eval: --mtme reads the outputs, references, sources and human "
+                         "scores from the directory; leave out REFS, -i, --human and --source")  # fmt: skip
     if not request.pair:
         raise UsageError("meta-eval: --mtme needs the language pair: -l SRC-TRG")
     from bleucli.languages import check_pair
@@ -130,6 +140,7 @@ def _load_mtme(request: MetaEvalRequest) -> Loaded:
     reference = read_file(str(found.reference_path)).lines
     loaded = Loaded(list(found.outputs), found.outputs, [reference], found.n_segments, found.human,
                     found.reference, dict(found.metrics))  # fmt: skip
+    loaded.sources = read_file(str(found.directory / "sources" / f"{found.pair}.txt")).lines
     if request.human_rows:
         loaded.human_rows = found.other_human
     loaded.left_out = list(found.left_out)
@@ -219,40 +230,86 @@ def _alignment_report(loaded: Loaded, seg: np.ndarray | None) -> None:
 
 
 def _own_metrics(request: MetaEvalRequest, loaded: Loaded) -> dict[str, tuple[MetricScores, str]]:
-    from bleucli.batch import scorer, sentence_scores
-    from bleucli.metrics import metric_class
+    """bleucli's metrics computed on the systems: ``label -> (scores, signature)``."""
+    from bleucli.commands.request import unused_metric_options
 
     names = request.metrics if request.metrics is not None else (
         OWN_METRICS if loaded.references else ()
     )  # fmt: skip
-    from bleucli.commands.request import unused_metric_options
-
     loaded.report += unused_metric_options(set(request.explicit), tuple(n.lower() for n in names))
-    if names and not loaded.references:
-        raise UsageError(f"-m {' '.join(names)}: these metrics need references (REFS)")
     found: dict[str, tuple[MetricScores, str]] = {}
-    streams = loaded.references
     for name in names:
         key = name.lower()
-        if key not in OWN_METRICS:
-            raise UsageError(f"-m {name}: unknown metric; choose from {', '.join(OWN_METRICS)}")
+        if key not in meta_eval_metrics():
+            raise UsageError(
+                f"-m {name}: unknown metric; choose from {', '.join(meta_eval_metrics())}"
+            )
         options = dict(request.options.get(key, {}))
-        corpus_metric = metric_class(key)(**options)
-        sign = -1.0 if key == "ter" else 1.0
-        seg = np.vstack([
-            sign * sentence_scores(key, loaded.outputs[s], streams, **options) for s in loaded.systems
-        ])  # fmt: skip
-        corpus = [corpus_metric.corpus_score(loaded.outputs[s], streams) for s in loaded.systems]
-        label = ("-" if sign < 0 else "") + corpus[0].name
-        sys_scores = np.array([sign * c.score for c in corpus])
-        signature = str(corpus_metric.get_signature())
-        sentence_metric = scorer(key, dict(options))
-        sentence_metric.num_refs = len(streams)
-        segments = str(sentence_metric.get_signature())
-        if segments != signature:  # sentence BLEU: SacreBLEU's effective order
-            signature = f"systems {signature}; segments {segments}"
-        found[label] = (MetricScores(label, seg, sys_scores, "bleucli"), signature)
+        scores, signature = (_neural if _is_neural(key) else _string_metric)(key, options, loaded)
+        found[scores.name] = (scores, signature)
     return found
+
+
+def meta_eval_metrics() -> tuple[str, ...]:
+    """What ``-m`` takes: the string metrics and every built-in neural metric."""
+    from bleucli.metrics import builtin_names
+
+    return OWN_METRICS + tuple(n for n in builtin_names() if _is_neural(n))
+
+
+def _is_neural(key: str) -> bool:
+    from bleucli.metrics import builtin_names, metric_class
+
+    return key in builtin_names() and getattr(metric_class(key), "uses_source", False)
+
+
+def _sign(higher_is_better: bool) -> float:
+    """Error rates (TER, MetricX) are negated so higher is better, as WMT does."""
+    return 1.0 if higher_is_better else -1.0
+
+
+def _string_metric(key: str, options: dict[str, Any], loaded: Loaded) -> tuple[MetricScores, str]:
+    """BLEU, chrF or TER: sentence scores and corpus scores from the references."""
+    from bleucli.batch import scorer, sentence_scores
+    from bleucli.metrics import metric_class
+
+    streams = loaded.references
+    if not streams:
+        raise UsageError(f"-m {key}: this metric needs references (REFS)")
+    corpus_metric = metric_class(key)(**options)
+    sign = _sign(corpus_metric.higher_is_better)
+    seg = np.vstack([
+        sign * sentence_scores(key, loaded.outputs[s], streams, **options) for s in loaded.systems
+    ])  # fmt: skip
+    corpus = [corpus_metric.corpus_score(loaded.outputs[s], streams) for s in loaded.systems]
+    label = ("-" if sign < 0 else "") + corpus[0].name
+    sys_scores = np.array([sign * c.score for c in corpus])
+    signature = str(corpus_metric.get_signature())
+    sentence_metric = scorer(key, dict(options))
+    sentence_metric.num_refs = len(streams)
+    segments = str(sentence_metric.get_signature())
+    if segments != signature:  # sentence BLEU: SacreBLEU's effective order
+        signature = f"systems {signature}; segments {segments}"
+    return MetricScores(label, seg, sys_scores, "bleucli"), signature
+
+
+def _neural(key: str, options: dict[str, Any], loaded: Loaded) -> tuple[MetricScores, str]:
+    """A neural metric's segment scores from the model (sources and references encoded once
+    for all systems, and cached across runs); the system score is their mean, as COMET's."""
+    from bleucli.metrics import metric_class
+
+    metric: Any = metric_class(key)(**options)
+    if loaded.sources is not None:
+        metric.bind_sources(loaded.sources)
+    streams = loaded.references[:1] or None
+    rows = [
+        [float(stats[0]) for stats in metric.per_sentence_stats(loaded.outputs[s], streams)]
+        for s in loaded.systems
+    ]
+    sign = _sign(metric.higher_is_better)
+    seg = sign * np.array(rows, dtype=float).reshape(len(loaded.systems), loaded.n_segments)
+    label = ("-" if sign < 0 else "") + metric.name
+    return MetricScores(label, seg, seg.mean(axis=1), "bleucli"), str(metric.get_signature())
 
 
 def _segment_score_metrics(request: MetaEvalRequest, loaded: Loaded) -> dict[str, MetricScores]:

@@ -33,6 +33,36 @@ def _ready(url: str) -> Any:
     return engine
 
 
+def pin_models(request: Any, references: list[list[str]], sources: list[str] | None) -> Any:
+    """A test set's neural metrics, checked and pinned before the set exists: the source is
+    there, each model loads (on this machine, as a worker will load it) and is the kind the
+    metric takes, and the stored request names its weights' hash (``MODEL@SHA256``), so a
+    worker finding other weights under that name fails instead of scoring with them."""
+    from bleucli.metrics import metric_class
+    from bleucli.neural.load import split_spec
+    from bleucli.scoring import MetricRequest
+
+    neural = [
+        m.name for m in request.metrics if getattr(metric_class(m.name), "uses_source", False)
+    ]
+    if sources is None:
+        raise UsageError(
+            f"-m {' '.join(neural)}: neural metrics read the source sentences: give the test "
+            f"set's --source FILE"
+        )
+    built = request.build(references, sources)
+    pinned = []
+    for metric in request.metrics:
+        if metric.name in neural:
+            loaded = built[metric.name].loaded
+            spec, _ = split_spec(built[metric.name].model_spec)
+            metric = MetricRequest(
+                metric.name, {**metric.options, "model": f"{spec}@{loaded.sha256}"}
+            )
+        pinned.append(metric)
+    return replace(request, metrics=tuple(pinned))
+
+
 def init(url: str, name: str | None) -> str:
     from bleucli.server import store
 
@@ -86,16 +116,6 @@ def add_testset(
     # metric options only (anything else is refused); the pair's target picks BLEU's
     # tokeniser as it does for the scoring command's -l
     request = replace(ScoringRequest.from_args(args), language_pair=pair)
-    if request.uses_source:
-        from bleucli.metrics import metric_class
-
-        neural = [
-            m.name for m in request.metrics if getattr(metric_class(m.name), "uses_source", False)
-        ]
-        raise UsageError(
-            f"-m {' '.join(neural)}: the evaluation server does not score "
-            f"neural metrics yet (they need the test set's sources); use bleu, chrf, ter"
-        )
     references = []
     originals = []
     for path in refs:
@@ -107,6 +127,17 @@ def add_testset(
     for path, lines in zip(refs, references):
         if len(lines) != len(references[0]):
             raise ConfigError(f"{path}: {len(lines)} lines, but {refs[0]} has {len(references[0])}")
+    extra = {}
+    for option, given in (("source", source), ("docids", docids)):
+        if given is not None:
+            lines = read_file(given).lines
+            if len(lines) != len(references[0]):
+                raise ConfigError(
+                    f"{given}: {len(lines)} lines, the references have {len(references[0])}"
+                )
+            extra[option] = lines
+    if request.uses_source:
+        request = pin_models(request, references, extra.get("source"))
     request.build(references)  # the metrics, built as the scoring command builds them
     engine = _ready(url)
     existing = store.testset(engine, name)
@@ -122,15 +153,6 @@ def add_testset(
         and (existing is None or existing.owner_team_id is None)
     ):
         raise UsageError("a private test set needs its owning team: --owner TEAM")
-    extra = {}
-    for option, given in (("source", source), ("docids", docids)):
-        if given is not None:
-            lines = read_file(given).lines
-            if len(lines) != len(references[0]):
-                raise ConfigError(
-                    f"{given}: {len(lines)} lines, the references have {len(references[0])}"
-                )
-            extra[option] = lines
     testset_id, outcome = store.save_testset(
         engine, name, pair, references, [sha256(data) for data in originals], request,
         extra.get("source"), extra.get("docids"),
@@ -376,9 +398,9 @@ def run(url: str, host: str, port: int, workers: int, max_upload: int) -> None:
         os.close(keep)
 
 
-def worker(url: str, once: bool, parent_fd: int | None = None) -> str:
+def worker(url: str, once: bool, parent_fd: int | None = None, device: str | None = None) -> str:
     from bleucli.server.worker import work
 
     _ready(url)
-    handled = work(url, once=once, parent_fd=parent_fd)
+    handled = work(url, once=once, parent_fd=parent_fd, device=device)
     return f"worker stopped after {handled} job(s)"

@@ -16,7 +16,7 @@ import hashlib
 import math
 from typing import Any
 
-from bleucli.errors import ConfigError, UsageError
+from bleucli.errors import BleucliError, ConfigError, UsageError
 
 
 def load(path: str) -> dict[str, Any]:
@@ -111,6 +111,8 @@ def verify(
     language_pair: str | None,
     secret: str | None = None,
     partial: bool = False,
+    source: str | None = None,
+    models: tuple[str, ...] = (),
 ) -> tuple[str, bool]:
     from bleucli.server.receipts import check
 
@@ -194,10 +196,20 @@ def verify(
         if part != "all" and not refs:
             skip("scores", "give the reference files to recompute a part's scores")
         else:
-            hyp_lines, ref_lines = _part_lines(part, key_hex, hypothesis, refs, test_set,
-                                               language_pair)  # fmt: skip
+            hyp_lines, ref_lines, src_lines = _part_lines(part, key_hex, hypothesis, refs,
+                                                          test_set, language_pair, source)  # fmt: skip
             for entry in _entries(receipt["result"]):
-                score = _rescore(entry, hyp_lines, ref_lines)
+                overrides, reason = _neural_plan(entry, src_lines is not None, models)
+                if reason is not None:
+                    skip(entry["name"], reason)
+                    continue
+                try:
+                    score = _rescore(entry, hyp_lines, ref_lines, src_lines, overrides)
+                except BleucliError as err:
+                    if not _is_neural(entry):
+                        raise
+                    skip(entry["name"], f"cannot recompute it here: {err}")
+                    continue
                 report(
                     _close(score, float(entry["score"])),
                     entry["name"],
@@ -222,10 +234,10 @@ def _read_bytes(path: str) -> bytes:
 
 
 def _part_lines(part: Any, key: str | None, hypothesis: str, refs: tuple[str, ...],
-                test_set: str | None, language_pair: str | None
-                ) -> tuple[list[str], list[list[str]]]:  # fmt: skip
-    """The hypothesis and reference lines a receipt's scores were computed on: every line,
-    or a split set's public lines (``part``), chosen with the revealed key."""
+                test_set: str | None, language_pair: str | None, source: str | None = None,
+                ) -> tuple[list[str], list[list[str]], list[str] | None]:  # fmt: skip
+    """The hypothesis, reference and source lines a receipt's scores were computed on:
+    every line, or a split set's public lines (``part``), chosen with the revealed key."""
     from bleucli.commands.inputs import load_references
     from bleucli.commands.request import Options
     from bleucli.io import check_same_length, read_file
@@ -237,21 +249,85 @@ def _part_lines(part: Any, key: str | None, hypothesis: str, refs: tuple[str, ..
         sources = load_references(Options(test_set=test_set, language_pair=language_pair))
     check_same_length(hyp, sources)
     references = [source.lines for source in sources]
+    src = None
+    if source is not None:
+        src = read_file(source).lines
+        if len(src) != len(hyp.lines):
+            raise ConfigError(f"{source}: {len(src)} lines, the hypothesis has {len(hyp.lines)}")
     if part == "all":
-        return hyp.lines, references
+        return hyp.lines, references, src
     from bleucli.server.blind import public_lines
 
     chosen = public_lines(str(key), len(hyp.lines), float(part["fraction"]))
-    return [hyp.lines[i] for i in chosen], [[ref[i] for i in chosen] for ref in references]
+    return (
+        [hyp.lines[i] for i in chosen],
+        [[ref[i] for i in chosen] for ref in references],
+        [src[i] for i in chosen] if src is not None else None,
+    )
 
 
 def _entries(result: Any) -> list[dict[str, Any]]:
     return result if isinstance(result, list) else [result]
 
 
-def _rescore(entry: dict[str, Any], hypotheses: list[str], references: list[list[str]]) -> float:
-    """The score of the hypotheses under the entry's own signature."""
-    from bleucli.scoring import ScoringRequest, score
+def _rescore(
+    entry: dict[str, Any],
+    hypotheses: list[str],
+    references: list[list[str]],
+    sources: list[str] | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> float:
+    """The score of the hypotheses under the entry's own signature (``overrides``: options
+    replaced, such as where a neural model's weights are here)."""
+    from dataclasses import replace
+
+    from bleucli.scoring import MetricRequest, ScoringRequest, score
 
     request = ScoringRequest.from_signatures([f"{entry['name']}|{entry['signature']}"], 10)
-    return float(score(request, hypotheses, references).results[0].score.score)
+    if overrides:
+        metric = request.metrics[0]
+        request = replace(
+            request, metrics=(MetricRequest(metric.name, {**metric.options, **overrides}),)
+        )
+    metrics = request.build(references, sources)
+    return float(score(request, hypotheses, references, metrics=metrics).results[0].score.score)
+
+
+def _signature_of(entry: dict[str, Any]) -> Any:
+    from bleucli.signature import parse_signature
+
+    return parse_signature(f"{entry['name']}|{entry['signature']}")
+
+
+def _is_neural(entry: dict[str, Any]) -> bool:
+    from bleucli.metrics import metric_class
+
+    return bool(getattr(metric_class(_signature_of(entry).metric), "uses_source", False))
+
+
+def _neural_plan(
+    entry: dict[str, Any], have_source: bool, models: tuple[str, ...]
+) -> tuple[dict[str, Any], str | None]:
+    """For a neural metric's entry: the model to recompute it with (a ``--model`` folder
+    whose weights have the signature's hash, else the registered model of that name), or
+    why it cannot be recomputed here."""
+    if not _is_neural(entry):
+        return {}, None
+    name = entry["name"]
+    if not have_source:
+        return {}, f"give the source sentences (--source FILE) to recompute {name}"
+    from bleucli.neural.load import locate, resolve, split_spec
+
+    spec = str(_signature_of(entry).metric_options().get("model", ""))
+    label, _ = split_spec(spec)
+    found = locate(spec, models)
+    if found != spec:
+        return {"model": found}, None
+    try:
+        resolve(spec)
+    except BleucliError as err:
+        return {}, (
+            f"the model {spec} is not here ({err}); give its folder with --model DIR, "
+            f"or download it: bleucli models download {label}"
+        )
+    return {}, None

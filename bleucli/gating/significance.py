@@ -14,7 +14,7 @@ so that a wrong file cannot silently decide the gate.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -39,12 +39,29 @@ def parsed_signature(record: ScoreRecord) -> ParsedSignature:
     return parse_signature(f"{record.metric}|{record.signature}")
 
 
-def metric_for(record: ScoreRecord, references: list[list[str]]) -> Metric:
-    """The metric (with its options) that produced ``record``, from its signature."""
+def metric_for(
+    record: ScoreRecord,
+    references: list[list[str]],
+    sources: list[str] | None = None,
+    models: Sequence[str] = (),
+) -> Metric:
+    """The metric (with its options) that produced ``record``, from its signature; a neural
+    metric reads ``sources`` and finds its weights among ``models`` (folders) by hash."""
     from bleucli.metrics import metric_class
 
     parsed = parsed_signature(record)
-    return metric_class(parsed.metric)(**parsed.metric_options(), references=references)
+    cls = metric_class(parsed.metric)
+    options = parsed.metric_options()
+    if not getattr(cls, "uses_source", False):
+        return cls(**options, references=references)
+    if sources is None:
+        raise UsageError(
+            f"result {record.label}: {record.metric} reads the source sentences: give --source FILE"
+        )
+    from bleucli.neural.load import locate
+
+    options["model"] = locate(str(options.get("model", "")), models)
+    return cls(**options, references=references, sources=sources)  # type: ignore[call-arg]
 
 
 def _checked_rows(metric: Metric, lines: list[str], record: ScoreRecord, path: str):
@@ -111,6 +128,8 @@ def apply_significance(
     inputs_for: Callable[[ScoreRecord], tuple[list[list[str]], Output, Output]],
     alpha: float,
     n_samples: int,
+    sources: list[str] | None = None,
+    models: Sequence[str] = (),
 ) -> list[Check]:
     """The statistical gate on two translation files: ``inputs_for(result)`` gives the
     references and the baseline's and current system's outputs for a result (selected like
@@ -124,7 +143,11 @@ def apply_significance(
                 raise InputError(
                     f"{path}: {len(lines)} lines, but the references have {len(references[0])}"
                 )
-        metric = metric_for(now, references)
+        if sources is not None and references and len(sources) != len(references[0]):
+            raise InputError(
+                f"--source: {len(sources)} lines, but the references have {len(references[0])}"
+            )
+        metric = metric_for(now, references, sources, models)
         base_rows = _checked_rows(
             metric, baseline_output[1], baseline[check.key], baseline_output[0]
         )

@@ -349,6 +349,8 @@ class Metric(ABC):
     name: str = ""
     #: Whether a higher score is better (rankings; TER is an error rate).
     higher_is_better: bool = True
+    #: The range a score is confined to, where it is not 0-100 (analysis bands).
+    score_range: tuple[float, float] | None = None
     #: Abbreviations of the metric's own signature fields for ``--short``.
     signature_abbreviations: dict[str, str] = {}
     #: Fields a command adds to the signature (``reseg``: how the output was realigned);

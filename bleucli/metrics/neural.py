@@ -123,6 +123,17 @@ class NeuralMetric(Metric):
             self._check_kind(self._loaded.model_class)
         return self._loaded
 
+    @property
+    def identity(self) -> str:
+        """``NAME@HASH`` of the weights, without loading them when they are not loaded yet
+        (a signature made where the scores were computed elsewhere: Dask, the server)."""
+        if self._loaded is not None:
+            return str(self._loaded.identity)
+        from bleucli.neural.load import HASH_DIGITS, resolve
+
+        label, _, digest, _ = resolve(self.model_spec)
+        return f"{label}@{digest[:HASH_DIGITS]}"
+
     def _check_kind(self, model_class: str) -> None:
         return None
 
@@ -277,7 +288,7 @@ class NeuralMetric(Metric):
         return NeuralScore(self.name, float(total / count) if count else 0.0)
 
     def signature_fields(self) -> dict[str, Any]:
-        fields = {"model": self.loaded.identity}
+        fields = {"model": self.identity}
         if any(o.signature == "batch" for o in self.OPTIONS):
             fields["batch"] = str(self.batch_size)
         fields.update(
@@ -319,6 +330,17 @@ class XCOMET(NeuralMetric):
     prefix = "xcomet"
     OPTIONS = neural_options("xcomet")
 
+    @property
+    def identity(self) -> str:
+        """``NAME@HASH`` of the weights, without loading them when they are not loaded yet
+        (a signature made where the scores were computed elsewhere: Dask, the server)."""
+        if self._loaded is not None:
+            return str(self._loaded.identity)
+        from bleucli.neural.load import HASH_DIGITS, resolve
+
+        label, _, digest, _ = resolve(self.model_spec)
+        return f"{label}@{digest[:HASH_DIGITS]}"
+
     def _check_kind(self, model_class: str) -> None:
         if model_class != "xcomet_metric":
             raise ConfigError(f"-m xcomet needs an xCOMET model (xcomet_metric), not {model_class}")
@@ -334,8 +356,21 @@ class MetricX24(NeuralMetric):
     OPTIONS = neural_options("metricx24", batch=1, batch_signed=True)
     higher_is_better = False
     requires_reference = True
+    #: MetricX's scores are clamped to this range (analysis bands).
+    score_range = (0.0, 25.0)
     implementation = "metricx-24"
     default_model = "metricx-24-hybrid-large-v2p6"
+
+    @property
+    def identity(self) -> str:
+        """``NAME@HASH`` of the weights, without loading them when they are not loaded yet
+        (a signature made where the scores were computed elsewhere: Dask, the server)."""
+        if self._loaded is not None:
+            return str(self._loaded.identity)
+        from bleucli.neural.load import HASH_DIGITS, resolve
+
+        label, _, digest, _ = resolve(self.model_spec)
+        return f"{label}@{digest[:HASH_DIGITS]}"
 
     def _check_kind(self, model_class: str) -> None:
         if model_class != "metricx24":

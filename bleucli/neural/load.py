@@ -3,6 +3,7 @@ hash, load once per process, and the identity a signature states (``NAME@HASH``)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -129,6 +130,21 @@ def resolve(spec: str) -> tuple[str, Path, str, bool]:
             f"asks for {wanted}…: these are other weights; scores would not be comparable"
         )
     return label, file, digest, trusted
+
+
+def locate(spec: str, folders: Sequence[str] = ()) -> str:
+    """The model a signature names (``NAME@HASH``) as something :func:`load` takes: the
+    folder among ``folders`` whose weights have that hash (``FOLDER@HASH``), else the spec
+    itself (a registered model, fetched or found in the cache; a path as it is)."""
+    _, wanted = split_spec(spec)
+    for folder in folders:
+        try:
+            _, _, digest, _ = resolve(folder)
+        except (ConfigError, InputError) as err:
+            raise ConfigError(f"--model {folder}: {err}") from None
+        if wanted is None or digest.startswith(wanted):
+            return f"{folder}@{digest}"
+    return spec
 
 
 def weights_file(path: Path) -> Path:

@@ -32,6 +32,10 @@ SPAN_WEIGHTS = [0.1667, 0.3333, 0.5]
 SEVERITY_PENALTY = {"minor": 1, "major": 5, "critical": 10}
 
 
+#: Rows the feed-forward head runs on at a time (see ``_scores_in_chunks``).
+HEAD_ROWS = 64
+
+
 @dataclass
 class Prediction:
     """Segment scores (input order) and, for word-level models, error spans per segment."""
@@ -290,13 +294,19 @@ class SentenceEmbeddingModel(CometModel):
         return Prediction(scores)
 
     def _scores_in_chunks(self, features: Any) -> list[float]:
-        """The head over rows of features, a fixed number at a time (bounded memory, and
-        results independent of the batch-size option)."""
-        from bleucli.neural.embeddings import CHUNK
-
+        """The head over rows of features, ``HEAD_ROWS`` at a time, the last chunk padded
+        with zero rows: a matrix product's bits depend on its row count, so a fixed count
+        makes each score a function of its own row alone (the same whatever the batch
+        size, the other segments, or how a Dask bag is partitioned), in bounded memory."""
+        torch = runtime.torch()
         scores: list[float] = []
-        for start in range(0, len(features), CHUNK):
-            scores += self._scores(features[start : start + CHUNK])
+        for start in range(0, len(features), HEAD_ROWS):
+            chunk = features[start : start + HEAD_ROWS]
+            real = len(chunk)
+            if real < HEAD_ROWS:
+                padding = chunk.new_zeros((HEAD_ROWS - real, chunk.shape[1]))
+                chunk = torch.cat((chunk, padding))
+            scores += self._scores(chunk)[:real]
         return scores
 
     inputs: tuple[str, ...] = ()

@@ -46,12 +46,54 @@ def lines_bytes(lines: list[str]) -> bytes:
     return "".join(line + "\n" for line in lines).encode("utf-8")
 
 
-def score(references: list[list[str]], request: ScoringRequest, hypothesis: bytes) -> Scored:
-    """Score ``hypothesis`` against ``references`` with the test set's request."""
+#: ``server worker --device cuda:0``: where this worker runs neural metrics (None: where
+#: the test set's request says, CPU by default). Results say it: ``dev:cuda``.
+_DEVICE: str | None = None
+
+
+def use_device(device: str | None) -> None:
+    """Run this process' neural metrics on ``device``, refused now if it is not there."""
+    global _DEVICE
+    if device is not None:
+        from bleucli.neural.runtime import device as check
+
+        check(device)
+    _DEVICE = device
+
+
+def on_worker_device(request: ScoringRequest) -> ScoringRequest:
+    """``request`` with its neural metrics on this worker's device."""
+    if _DEVICE is None or not request.uses_source:
+        return request
+    from dataclasses import replace
+
+    from bleucli.metrics import metric_class
+    from bleucli.scoring import MetricRequest
+
+    metrics = tuple(
+        MetricRequest(m.name, {**m.options, "device": _DEVICE})
+        if getattr(metric_class(m.name), "uses_source", False)
+        else m
+        for m in request.metrics
+    )
+    return replace(request, metrics=metrics)
+
+
+def score(
+    references: list[list[str]],
+    request: ScoringRequest,
+    hypothesis: bytes,
+    sources: list[str] | None = None,
+) -> Scored:
+    """Score ``hypothesis`` against ``references`` (and the test set's ``sources``, which
+    neural metrics read) with the test set's request. The model of a neural metric is
+    loaded once per worker process and kept (:mod:`bleucli.neural.load`), with the
+    embeddings of the set's sources and references."""
     from bleucli.scoring import score as score_lines
 
     lines = hypothesis_lines(hypothesis, len(references[0]))
-    return score_lines(request, lines, references)
+    request = on_worker_device(request)
+    return score_lines(request, lines, references, metrics=request.build(references, sources))
 
 
 def metrics_for(references: list[list[str]], request: ScoringRequest) -> dict[str, Any]:

@@ -79,8 +79,9 @@ def _parts(version: store.Version, lines: list[str]) -> dict[str, Any] | None:
         ("rest", blind.rest_lines(version.secret, version.n_lines, version.public_fraction)),
     ):
         references = [[reference[k] for k in chosen] for reference in version.references]
+        sources = [version.source[k] for k in chosen] if version.source is not None else None
         scored = scoring.score(
-            references, version.request, scoring.lines_bytes([lines[k] for k in chosen])
+            references, version.request, scoring.lines_bytes([lines[k] for k in chosen]), sources
         )
         out[part] = {"result": json.loads(scored.json()), "scores": scored.scores}
     return out
@@ -97,7 +98,7 @@ def score_submission(engine: Any, job: store.Job, name: str) -> str:
     assert testset is not None
     data = store.hypothesis(engine, job.id)
     try:
-        scored = scoring.score(version.references, version.request, data)
+        scored = scoring.score(version.references, version.request, data, version.source)
         parts = _parts(version, scoring.hypothesis_lines(data, version.n_lines))
     except BleucliError as err:
         # the set's own options failing (a database from before add-testset checked them)
@@ -182,12 +183,19 @@ def _watch_parent(fd: int, on_gone: Any) -> None:
 
 
 def work(
-    url: str, once: bool = False, stop: threading.Event | None = None, parent_fd: int | None = None
+    url: str,
+    once: bool = False,
+    stop: threading.Event | None = None,
+    parent_fd: int | None = None,
+    device: str | None = None,
 ) -> int:
     """Do jobs until SIGTERM/SIGINT (or, ``once``, until the queue is empty); how many.
-    ``parent_fd``: the read end of a pipe whose closing means the parent died."""
+    ``parent_fd``: the read end of a pipe whose closing means the parent died; ``device``:
+    where neural metrics run (``cuda:0``)."""
+    from bleucli.server import scoring
     from bleucli.server.db import connect
 
+    scoring.use_device(device)
     engine = connect(url)
     stop = stop or threading.Event()
     previous = {}

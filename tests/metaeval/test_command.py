@@ -146,7 +146,12 @@ def test_alignment_report_names_what_does_not_line_up(subset, tmp_path: Path) ->
         ("segment", 1, r"human\.tsv:\d+: segment 201 is outside the 200 lines of the references"),
         ("lines", 1, r"Online-A\.en: 199 lines, but .*ref\.en has 200"),
         ("stat", 2, r"--stat: unknown statistic 'seg-spearman-item'"),
-        ("mix", 2, r"--mtme reads the outputs, references and human scores from the directory"),
+        (
+            "mix",
+            2,
+            r"--mtme reads the outputs, references, sources and human scores from the "
+            r"directory",
+        ),
         ("scores", 1, r"Online-A\.lenratio: 199 scores for 200 segments"),
     ],
 )

@@ -13,7 +13,7 @@ for module in ("torch", "transformers", "tokenizers", "sentencepiece", "yaml", "
         module, reason=f"the neural extra (pip install 'bleucli[neural]'): {module}"
     )
 
-from tests.neural_toy import ROOT, build_all, fingerprint  # noqa: E402
+from tests.neural_toy import ROOT, build_all, build_metricx, fingerprint  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "data" / "neural" / "comet-2.2.7.json"
 
@@ -40,3 +40,9 @@ def checked_toys(toys, reference) -> dict[str, Path]:
             f"made from (sentencepiece/tokenizers versions?): rerun scripts/comet_fixtures.py"
         )
     return toys
+
+
+@pytest.fixture(scope="session")
+def metricx(tmp_path_factory) -> Path:
+    """A toy MetricX-24 folder (mT5 layout, local SentencePiece, random weights)."""
+    return build_metricx(tmp_path_factory.mktemp("metricx") / "metricx-toy")

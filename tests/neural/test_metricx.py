@@ -12,16 +12,11 @@ import torch
 
 from scripts.comet_fixtures import cases
 from tests.conftest import run_cli
-from tests.neural_toy import ROOT, build_metricx
+from tests.neural_toy import ROOT
 
 SRC, HYP, HYP2, REF = (
     str(ROOT / "examples" / n) for n in ("src.en", "hyp.de", "hyp2.de", "ref.de")
 )
-
-
-@pytest.fixture(scope="module")
-def metricx(tmp_path_factory):
-    return build_metricx(tmp_path_factory.mktemp("metricx") / "metricx-toy")
 
 
 def oracle(folder, samples, with_reference: bool) -> list[float]:

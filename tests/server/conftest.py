@@ -320,6 +320,7 @@ def local_testset(db: str, *args: str, name: str = "news", refs: tuple = (REF,),
     from bleucli.commands.server import add_testset
 
     fraction = settings.pop("public_fraction", None)
+    source = settings.pop("source", None)
     full = {
         "visibility": None, "owner": None, "public_badge": None, "opens_at": None,
         "closes_at": None, "limit_per_day": None, "limit_total": None,
@@ -327,7 +328,7 @@ def local_testset(db: str, *args: str, name: str = "news", refs: tuple = (REF,),
         **settings,
     }  # fmt: skip
     metrics = list(args) if "-m" in args else ["-m", "bleu", "chrf", "ter", *args]
-    return add_testset(db, name, pair, refs, None, None, metrics, full, fraction)
+    return add_testset(db, name, pair, refs, source, None, metrics, full, fraction)
 
 
 @contextmanager

@@ -177,7 +177,10 @@ def test_reveal_asks_first(blind: Local) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("-m", "comet"), "-m comet: the evaluation server does not score neural metrics yet"),
+        (
+            ("-m", "comet"),
+            "-m comet: neural metrics read the source sentences: give the test set's --source FILE",
+        ),
         (("-m", "cometx"), "unknown metric 'cometx'"),
         (("-tok", "nonsense"), "unknown tokenizer 'nonsense'"),
         (("-m", "bleu", "-f", "json"), "-f: not a metric option"),
