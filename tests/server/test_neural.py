@@ -109,5 +109,6 @@ def test_a_gpu_worker_is_refused_where_there_is_none(tmp_path) -> None:
     proc = bleucli("server", "worker", "--db", db, "--once", "--device", "cuda:0", check=False)
     assert proc.returncode == 1, proc.stderr
     assert (
-        proc.stderr.strip() == "bleucli: device 'cuda:0': no CUDA device is available here; use cpu"
+        proc.stderr.strip()
+        == "bleucli: error: device 'cuda:0': no CUDA device is available here; use cpu"
     )
