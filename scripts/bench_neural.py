@@ -11,7 +11,10 @@ per-pair ratios (unbabel-comet's time / bleucli's). Scenarios:
 * 8 systems, cold: one process each scores 8 systems on one test set (unbabel-comet's
   ``predict`` per system, as its own ``comet-score -t A B ...`` does);
 * a new system on a cached test set: bleucli's embedding cache holds the sources and
-  references from an earlier run (a CI job scoring each commit).
+  references from an earlier run (a CI job scoring each commit);
+* MBR (``--mbr``): ``bleucli mbr -m comet`` against comet-mbr's own functions
+  (``build_embeddings``, ``mbr_decoding``) on CPU in fp32 (the command itself calls
+  ``model.cuda()``), 8 candidates per source.
 
     python -m scripts.bench_neural --comet-python ../cometvenv/bin/python
     python -m scripts.bench_neural --comet-python ../cometvenv/bin/python --segments 60 --pairs 3
@@ -44,6 +47,20 @@ print(json.dumps(out))
 """
 
 
+MBR_RUNNER = r"""
+import json, sys, torch
+from comet import load_from_checkpoint
+from comet.cli.mbr import build_embeddings, mbr_decoding
+spec = json.load(open(sys.argv[1]))
+model = load_from_checkpoint(spec["checkpoint"], local_files_only=True)
+model.eval()
+flat = [c for group in spec["candidates"] for c in group]
+src, mt = build_embeddings(spec["sources"], flat, model, 16)
+matrix = mbr_decoding(src, mt.reshape(len(spec["sources"]), len(spec["candidates"][0]), -1), model)
+print(json.dumps([int(torch.argmax(matrix[i, :])) for i in range(len(spec["sources"]))]))
+"""
+
+
 def corpus(segments: int) -> tuple[list[str], list[str], list[list[str]]]:
     """Sources, references and 8 systems: the shipped example repeated with a number."""
 
@@ -68,12 +85,44 @@ def timed(command: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
+def mbr_ratio(args, work: Path, checkpoint: Path, env: dict[str, str], src: list[str],
+              systems: list[list[str]], distinct: int) -> float:  # fmt: skip
+    """Median of comet-mbr's time / bleucli mbr's, fresh processes, alternating; 8
+    candidates per source, ``distinct`` of them different (sampling repeats candidates)."""
+    positions = [systems[j % distinct] for j in range(len(systems))]
+    for j, lines in enumerate(positions):
+        (work / f"cand{j}.txt").write_text("\n".join(lines) + "\n")
+    candidates = [[system[i] for system in positions] for i in range(len(src))]
+    spec = work / "mbr.json"
+    spec.write_text(json.dumps({"checkpoint": str(checkpoint), "sources": src,
+                                "candidates": candidates}))  # fmt: skip
+    (work / "mbr_runner.py").write_text(MBR_RUNNER)
+    theirs = [args.comet_python, str(work / "mbr_runner.py"), str(spec)]
+    ours = [sys.executable, "-m", "bleucli", "mbr", "-i",
+            *(str(work / f"cand{n}.txt") for n in range(len(systems))), "--source",
+            str(work / "src.txt"), "-m", "comet", "--comet-model", str(checkpoint.parents[1]),
+            "-f", "json", "-q"]  # fmt: skip
+    ratios = []
+    for pair in range(args.pairs):
+        cache = Path(tempfile.mkdtemp(prefix="bench-neural-cache-"))
+        run_env = {**env, "BLEUCLI_CACHE": str(cache)}
+        order = [("comet", theirs), ("bleucli", ours)]
+        if pair % 2:
+            order.reverse()
+        times = {name: timed(command, run_env) for name, command in order}
+        ratios.append(times["comet"] / times["bleucli"])
+        print(f"MBR ({distinct} distinct): comet-mbr {times['comet']:.1f} s, bleucli "
+              f"{times['bleucli']:.1f} s", file=sys.stderr)  # fmt: skip
+    return statistics.median(ratios)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--comet-python", required=True)
     parser.add_argument("--segments", type=int, default=30)
     parser.add_argument("--pairs", type=int, default=1)
     parser.add_argument("--folder", help="keep the checkpoint here (built once)")
+    parser.add_argument("--mbr", action="store_true", help="time MBR only (against comet-mbr)")
     args = parser.parse_args()
     folder = Path(args.folder or tempfile.mkdtemp(prefix="bench-neural-"))
     checkpoint = folder / "regression" / "checkpoints" / "model.ckpt"
@@ -100,8 +149,14 @@ def main() -> None:
                 str(work / "src.txt"), "-m", "comet", "--comet-model", str(folder / "regression"), "-q"]  # fmt: skip
 
     rows = []
-    for label, n_systems, warm in (("one system, cold", 1, False), ("8 systems, cold", 8, False),
-                                   ("a new system, test set cached", 1, True)):  # fmt: skip
+    if args.mbr:
+        for distinct in (8, 4):
+            label = f"MBR, 8 candidates per source, {distinct} distinct"
+            ratio = mbr_ratio(args, work, checkpoint, base_env, src, systems, distinct)
+            rows.append((label, ratio, args.pairs))
+    scenarios = () if args.mbr else (("one system, cold", 1, False), ("8 systems, cold", 8, False),
+                                     ("a new system, test set cached", 1, True))  # fmt: skip
+    for label, n_systems, warm in scenarios:
         ratios = []
         for pair in range(args.pairs):
             cache = Path(tempfile.mkdtemp(prefix="bench-neural-cache-"))

@@ -181,7 +181,7 @@ def load(spec: str, device: str = "cpu", precision: str = "fp32") -> Loaded:
     """The model ``spec`` names on ``device`` in ``precision``, loaded once per process."""
     from bleucli.neural import checkpoint, models
 
-    label, file, digest, trusted = resolve(spec)
+    label, file, digest, trusted = _resolve_while_importing(spec)
     key = (digest, device, precision)
     if key not in _LOADED:
         where = runtime.device(device)
@@ -200,6 +200,28 @@ def load(spec: str, device: str = "cpu", precision: str = "fp32") -> Loaded:
         _LOADED[key] = Loaded(label, digest, model_class, model)
     loaded = _LOADED[key]
     return Loaded(label, loaded.sha256, loaded.model_class, loaded.model)
+
+
+def _resolve_while_importing(spec: str) -> tuple[str, Path, str, bool]:
+    """:func:`resolve`, with torch and transformers imported in a second thread meanwhile:
+    hashing a checkpoint the first time (~1 s per GB) and importing the stack (~4 s) then
+    overlap, on two cores (hashlib and file reads release the GIL)."""
+    import sys
+    from concurrent.futures import ThreadPoolExecutor
+
+    if "transformers.modeling_utils" in sys.modules:
+        return resolve(spec)
+
+    def import_stack() -> None:
+        runtime.torch()
+        runtime.require("transformers.models.xlm_roberta.modeling_xlm_roberta")
+
+    with ThreadPoolExecutor(1) as pool:
+        imported = pool.submit(import_stack)
+        try:
+            return resolve(spec)
+        finally:
+            imported.exception()  # a missing extra is reported where it is used
 
 
 def tokenizer_folder(spec: str, folder: Path) -> Path:
