@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import os
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -25,6 +26,11 @@ from bleucli.neural import runtime
 #: Rows of the head (and of a disk query) at a time: fixed, so results do not depend on
 #: the batch-size option.
 CHUNK = 512
+
+
+#: Embeddings kept in memory at most (oldest dropped first; the disk store keeps them):
+#: ~256 MB at XLM-R large's width.
+MEMORY_ENTRIES = 1 << 16
 
 
 #: Sequences are padded to the next multiple of this many tokens: the padded length is a
@@ -57,6 +63,13 @@ class EmbeddingStore:
         except ValueError:
             self.limit = 4096 * 1024 * 1024
         self._db: sqlite3.Connection | None = None
+
+    def trim(self) -> None:
+        """Keep at most ``MEMORY_ENTRIES`` embeddings in memory, the newest."""
+        excess = len(self.memory) - MEMORY_ENTRIES
+        if excess > 0:
+            for key in list(itertools.islice(self.memory, excess)):
+                del self.memory[key]
 
     # -- disk --------------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection | None:

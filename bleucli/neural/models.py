@@ -34,6 +34,9 @@ SEVERITY_PENALTY = {"minor": 1, "major": 5, "critical": 10}
 
 #: Rows the feed-forward head runs on at a time (see ``_scores_in_chunks``).
 HEAD_ROWS = 64
+#: Segments embedded and scored at a time (a multiple of HEAD_ROWS, so the chunks do not
+#: change a bit): memory stays bounded however large the test set.
+SEGMENT_CHUNK = 4096
 
 
 @dataclass
@@ -285,12 +288,16 @@ class SentenceEmbeddingModel(CometModel):
         n = len(samples["mt"])
         if n == 0:
             return Prediction([])
+        scores: list[float] = []
         with torch.inference_mode():
-            embedded = {
-                k: self.embed(samples[k], batch_size, progress if k == "mt" else None)
-                for k in self.inputs
-            }
-            scores = self._scores_in_chunks(self.features(embedded))
+            for start in range(0, n, SEGMENT_CHUNK):  # bounded memory for any set size
+                part = {k: samples[k][start : start + SEGMENT_CHUNK] for k in self.inputs}
+                embedded = {
+                    k: self.embed(part[k], batch_size, progress if k == "mt" else None)
+                    for k in self.inputs
+                }
+                scores += self._scores_in_chunks(self.features(embedded))
+                self.store.trim()
         return Prediction(scores)
 
     def _scores_in_chunks(self, features: Any) -> list[float]:

@@ -4,10 +4,12 @@ the disk store stays within its bound, and concurrent runs share it safely."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import sys
 
+import pytest
 import torch
 
 from scripts.comet_fixtures import cases
@@ -120,3 +122,58 @@ def test_concurrent_runs_share_the_store(toys, tmp_path) -> None:
     assert all(run.returncode == 0 for run in runs), [err for _, err in outputs]
     assert len({out for out, _ in outputs}) == 1
     assert all("not used" not in err for _, err in outputs)
+
+
+def _distinct(n: int) -> dict[str, list[str]]:
+    """``n`` segments, every source, reference and hypothesis a different sentence."""
+    base = columns()
+    k = len(base["mt"])
+    return {key: [f"{texts[i % k]} {i}" for i in range(n)] for key, texts in base.items()}
+
+
+def test_a_large_set_streams_in_bounded_memory(toys, monkeypatch) -> None:
+    """Segments go through the model a chunk at a time and the in-memory store keeps a
+    bounded number of embeddings (the disk keeps the rest): the scores are the same bits
+    as in one pass, and what stays in memory does not grow with the set."""
+    from bleucli.neural import embeddings, models
+
+    monkeypatch.setenv("BLEUCLI_NEURAL_CACHE", "0")  # every sentence encoded, in chunks
+    samples = _distinct(1500)
+    whole = fresh_model(toys).predict(samples, batch_size=16).scores
+    monkeypatch.setattr(models, "SEGMENT_CHUNK", 256)
+    monkeypatch.setattr(embeddings, "MEMORY_ENTRIES", 400)
+    streamed = fresh_model(toys)
+    peak = []
+    original = streamed.store.trim
+
+    def watched() -> None:
+        original()
+        peak.append(len(streamed.store.memory))
+
+    monkeypatch.setattr(streamed.store, "trim", watched)
+    assert streamed.predict(samples, batch_size=16).scores == whole
+    assert len(peak) == -(-1500 // 256) and max(peak) <= 400
+
+
+@pytest.mark.skipif(
+    os.environ.get("BLEUCLI_PUREPYTHON") == "1",
+    reason="40 s, and no engine is involved: run once, in the native pass",
+)
+def test_100k_segments_stream(toys, monkeypatch, tmp_path) -> None:
+    """100,000 distinct segments (300,000 sentences) through the toy model: the in-memory
+    store never holds more than its bound."""
+    from bleucli.neural import embeddings
+
+    monkeypatch.setenv("BLEUCLI_NEURAL_CACHE", "0")
+    model = fresh_model(toys)
+    sizes = []
+    original = model.store.trim
+
+    def watched() -> None:
+        original()
+        sizes.append(len(model.store.memory))
+
+    monkeypatch.setattr(model.store, "trim", watched)
+    scores = model.predict(_distinct(100_000), batch_size=64).scores
+    assert len(scores) == 100_000 and all(s == s for s in scores)
+    assert max(sizes) <= embeddings.MEMORY_ENTRIES

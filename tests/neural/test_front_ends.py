@@ -62,3 +62,36 @@ def test_analyze_buckets_and_bands_from_comet_segment_scores(checked_toys) -> No
     assert [sum(r[k] for r in bands["rows"]) for k in (1, 2)] == [30, 30]
     low, top = min(map(min, scores)), max(map(max, scores))
     assert bands["note"] == f"ten bands from {low:.3g} to {top:.3g}; the last includes {top:.3g}"
+
+
+def _rank_rows(stdout: str, metric: str) -> tuple[list[tuple], list]:
+    """``--rank -f json`` of one metric: (system, rank range, cluster) rows and the pairs'
+    p-values."""
+    table = json.loads(stdout)["metrics"][metric]
+    rows = [(r["system"], tuple(r["rank_range"]), r["cluster"]) for r in table["systems"]]
+    return rows, [(p["systems"], p["p_value"]) for p in table["pairs"]]
+
+
+def test_rank_clusters_equal_the_stored_segment_scores(checked_toys, metricx, tmp_path) -> None:
+    """``--rank`` with a neural metric clusters exactly as the same segment scores given
+    through ``--segment-scores`` do (same seed and draws); MetricX, an error score, ranks
+    as its negation does."""
+    comet = str(checked_toys["regression"].parents[1])
+    systems = [HYP, HYP2, str(ROOT / "examples" / "ref2.de")]
+    for metric, option, model, sign in (("comet", "--comet-model", comet, 1.0),
+                                        ("metricx24", "--metricx24-model", str(metricx), -1.0)):  # fmt: skip
+        files = []
+        for k, path in enumerate(systems):
+            values = sentence_scores(metric, lines(path), [lines(REF)], sources=lines(SRC),
+                                     model=model)  # fmt: skip
+            target = tmp_path / f"{metric}{k}.txt"
+            target.write_text("".join(f"{sign * float(v)!r}\n" for v in values), encoding="utf-8")
+            files.append(str(target))
+        own = run_cli([REF, "-i", *systems, "--source", SRC, "-m", metric, option, model,
+                       "--rank", "-pbsn", "300", "-f", "json"])  # fmt: skip
+        fed = run_cli([REF, "-i", *systems, "-m", "bleu", "--segment-scores",
+                       "FED=" + ",".join(files), "--rank", "-pbsn", "300", "-f", "json"])  # fmt: skip
+        assert own.exit_code == 0, own.stderr
+        assert fed.exit_code == 0, fed.stderr
+        name = "COMET" if metric == "comet" else "MetricX-24"
+        assert _rank_rows(own.stdout, name) == _rank_rows(fed.stdout, "FED")
