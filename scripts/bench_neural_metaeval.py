@@ -61,6 +61,7 @@ def main() -> None:
         subprocess.run([sys.executable, "-c", code], check=True, env=env)
         print(f"cache warmed in {time.perf_counter() - start:.0f} s", file=sys.stderr)
     common = [sys.executable, "-m", "bleucli", "meta-eval", "--mtme", str(MTME), "-l", "ru-en",
+              "--human-name", "wmt-z",
               "-q", "-f", "json"]  # fmt: skip
     with_model = [*common, "-m", "bleu", "chrf", "ter", "comet", "--comet-model", str(model)]
     fed = [*common, "-m", "bleu", "chrf", "ter", "--segment-scores", f"COMET={scores}"]
