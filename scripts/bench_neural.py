@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from tests.neural_toy import LARGE, ROOT, build
@@ -85,6 +86,21 @@ def timed(command: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
+def alternating(
+    pairs: int, commands: dict[str, list[str]], env_for: Callable[[int], dict[str, str]]
+) -> list[dict[str, float]]:
+    """Per pair, each command's time in a fresh process, the order reversed every other
+    pair; ``env_for(pair)`` is the pair's environment (made first: a fresh cache...)."""
+    out = []
+    for pair in range(pairs):
+        env = env_for(pair)
+        order = list(commands.items())
+        if pair % 2:
+            order.reverse()
+        out.append({name: timed(command, env) for name, command in order})
+    return out
+
+
 def mbr_ratio(args, work: Path, checkpoint: Path, env: dict[str, str], src: list[str],
               systems: list[list[str]], distinct: int) -> float:  # fmt: skip
     """Median of comet-mbr's time / bleucli mbr's, fresh processes, alternating; 8
@@ -102,18 +118,15 @@ def mbr_ratio(args, work: Path, checkpoint: Path, env: dict[str, str], src: list
             *(str(work / f"cand{n}.txt") for n in range(len(systems))), "--source",
             str(work / "src.txt"), "-m", "comet", "--comet-model", str(checkpoint.parents[1]),
             "-f", "json", "-q"]  # fmt: skip
-    ratios = []
-    for pair in range(args.pairs):
-        cache = Path(tempfile.mkdtemp(prefix="bench-neural-cache-"))
-        run_env = {**env, "BLEUCLI_CACHE": str(cache)}
-        order = [("comet", theirs), ("bleucli", ours)]
-        if pair % 2:
-            order.reverse()
-        times = {name: timed(command, run_env) for name, command in order}
-        ratios.append(times["comet"] / times["bleucli"])
+
+    def fresh_cache(pair: int) -> dict[str, str]:
+        return {**env, "BLEUCLI_CACHE": tempfile.mkdtemp(prefix="bench-neural-cache-")}
+
+    runs = alternating(args.pairs, {"comet": theirs, "bleucli": ours}, fresh_cache)
+    for times in runs:
         print(f"MBR ({distinct} distinct): comet-mbr {times['comet']:.1f} s, bleucli "
               f"{times['bleucli']:.1f} s", file=sys.stderr)  # fmt: skip
-    return statistics.median(ratios)
+    return statistics.median(t["comet"] / t["bleucli"] for t in runs)
 
 
 def main() -> None:
@@ -157,25 +170,23 @@ def main() -> None:
     scenarios = () if args.mbr else (("one system, cold", 1, False), ("8 systems, cold", 8, False),
                                      ("a new system, test set cached", 1, True))  # fmt: skip
     for label, n_systems, warm in scenarios:
-        ratios = []
-        for pair in range(args.pairs):
-            cache = Path(tempfile.mkdtemp(prefix="bench-neural-cache-"))
-            env = {**base_env, "BLEUCLI_CACHE": str(cache)}
+
+        def prepared(pair: int, n_systems: int = n_systems, warm: bool = warm) -> dict[str, str]:
+            env = {**base_env, "BLEUCLI_CACHE": tempfile.mkdtemp(prefix="bench-neural-cache-")}
             if warm:  # an earlier run on the same test set, another system
                 earlier = [
                     str(work / "sys1.txt") if arg.endswith("sys0.txt") else arg for arg in ours(1)
                 ]
                 subprocess.run(earlier, check=True, env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)  # fmt: skip
-            order = [("comet", comet(n_systems)), ("bleucli", ours(n_systems))]
-            if pair % 2:
-                order.reverse()
-            times = {name: timed(command, env) for name, command in order}
-            ratios.append(times["comet"] / times["bleucli"])
-            print(
-                f"{label}: unbabel-comet {times['comet']:.1f} s, bleucli {times['bleucli']:.1f} s",
-                file=sys.stderr,
-            )
+            return env
+
+        runs = alternating(args.pairs, {"comet": comet(n_systems), "bleucli": ours(n_systems)},
+                           prepared)  # fmt: skip
+        ratios = [t["comet"] / t["bleucli"] for t in runs]
+        for t in runs:
+            print(f"{label}: unbabel-comet {t['comet']:.1f} s, bleucli {t['bleucli']:.1f} s",
+                  file=sys.stderr)  # fmt: skip
         rows.append((label, statistics.median(ratios), len(ratios)))
     print(
         f"\n{args.segments} segments, XLM-R large size (24 layers, 1024 wide), CPU, "

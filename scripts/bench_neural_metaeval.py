@@ -20,17 +20,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from scripts.bench_neural import alternating
 from tests.neural_toy import ROOT, build
 
 MTME = ROOT / "tests" / "data" / "metaeval" / "wmt22"
 WIDE = {"hidden": 1024, "layers": 1, "heads": 16, "ffn": 4096}
-
-
-def timed(command: list[str], env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)  # fmt: skip
-    return time.perf_counter() - start
 
 
 def main() -> None:
@@ -65,15 +59,11 @@ def main() -> None:
               "-q", "-f", "json"]  # fmt: skip
     with_model = [*common, "-m", "bleu", "chrf", "ter", "comet", "--comet-model", str(model)]
     fed = [*common, "-m", "bleu", "chrf", "ter", "--segment-scores", f"COMET={scores}"]
-    ratios = []
-    for pair in range(args.pairs):
-        order = [("model", with_model), ("fed", fed)]
-        if pair % 2:
-            order.reverse()
-        times = {name: timed(command, env) for name, command in order}
-        ratios.append(times["model"] / times["fed"])
+    runs = alternating(args.pairs, {"model": with_model, "fed": fed}, lambda pair: env)
+    for times in runs:
         print(f"meta-eval with the model {times['model']:.1f} s, fed the scores "
               f"{times['fed']:.1f} s", file=sys.stderr)  # fmt: skip
+    ratios = [t["model"] / t["fed"] for t in runs]
     print("\n| row | with the model (cache warm) / fed the scores (median) | pairs |")
     print("|---|---|---|")
     print(f"| meta-eval ru-en, -m bleu chrf ter comet, defaults | {statistics.median(ratios):.2f}x "

@@ -330,17 +330,6 @@ class XCOMET(NeuralMetric):
     prefix = "xcomet"
     OPTIONS = neural_options("xcomet")
 
-    @property
-    def identity(self) -> str:
-        """``NAME@HASH`` of the weights, without loading them when they are not loaded yet
-        (a signature made where the scores were computed elsewhere: Dask, the server)."""
-        if self._loaded is not None:
-            return str(self._loaded.identity)
-        from bleucli.neural.load import HASH_DIGITS, resolve
-
-        label, _, digest, _ = resolve(self.model_spec)
-        return f"{label}@{digest[:HASH_DIGITS]}"
-
     def _check_kind(self, model_class: str) -> None:
         if model_class != "xcomet_metric":
             raise ConfigError(f"-m xcomet needs an xCOMET model (xcomet_metric), not {model_class}")
@@ -360,17 +349,6 @@ class MetricX24(NeuralMetric):
     score_range = (0.0, 25.0)
     implementation = "metricx-24"
     default_model = "metricx-24-hybrid-large-v2p6"
-
-    @property
-    def identity(self) -> str:
-        """``NAME@HASH`` of the weights, without loading them when they are not loaded yet
-        (a signature made where the scores were computed elsewhere: Dask, the server)."""
-        if self._loaded is not None:
-            return str(self._loaded.identity)
-        from bleucli.neural.load import HASH_DIGITS, resolve
-
-        label, _, digest, _ = resolve(self.model_spec)
-        return f"{label}@{digest[:HASH_DIGITS]}"
 
     def _check_kind(self, model_class: str) -> None:
         if model_class != "metricx24":

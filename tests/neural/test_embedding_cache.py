@@ -131,6 +131,19 @@ def _distinct(n: int) -> dict[str, list[str]]:
     return {key: [f"{texts[i % k]} {i}" for i in range(n)] for key, texts in base.items()}
 
 
+def _memory_sizes(model, monkeypatch) -> list[int]:
+    """The in-memory store's size after each chunk (filled as the model runs)."""
+    sizes: list[int] = []
+    original = model.store.trim
+
+    def watched() -> None:
+        original()
+        sizes.append(len(model.store.memory))
+
+    monkeypatch.setattr(model.store, "trim", watched)
+    return sizes
+
+
 def test_a_large_set_streams_in_bounded_memory(toys, monkeypatch) -> None:
     """Segments go through the model a chunk at a time and the in-memory store keeps a
     bounded number of embeddings (the disk keeps the rest): the scores are the same bits
@@ -143,14 +156,7 @@ def test_a_large_set_streams_in_bounded_memory(toys, monkeypatch) -> None:
     monkeypatch.setattr(models, "SEGMENT_CHUNK", 256)
     monkeypatch.setattr(embeddings, "MEMORY_ENTRIES", 400)
     streamed = fresh_model(toys)
-    peak = []
-    original = streamed.store.trim
-
-    def watched() -> None:
-        original()
-        peak.append(len(streamed.store.memory))
-
-    monkeypatch.setattr(streamed.store, "trim", watched)
+    peak = _memory_sizes(streamed, monkeypatch)
     assert streamed.predict(samples, batch_size=16).scores == whole
     assert len(peak) == -(-1500 // 256) and max(peak) <= 400
 
@@ -166,14 +172,7 @@ def test_100k_segments_stream(toys, monkeypatch, tmp_path) -> None:
 
     monkeypatch.setenv("BLEUCLI_NEURAL_CACHE", "0")
     model = fresh_model(toys)
-    sizes = []
-    original = model.store.trim
-
-    def watched() -> None:
-        original()
-        sizes.append(len(model.store.memory))
-
-    monkeypatch.setattr(model.store, "trim", watched)
+    sizes = _memory_sizes(model, monkeypatch)
     scores = model.predict(_distinct(100_000), batch_size=64).scores
     assert len(scores) == 100_000 and all(s == s for s in scores)
     assert max(sizes) <= embeddings.MEMORY_ENTRIES
