@@ -36,8 +36,8 @@ def _is_neural(metric: str | Metric) -> bool:
     if isinstance(metric, str):
         from bleucli.metrics import metric_class
 
-        return bool(getattr(metric_class(metric), "uses_source", False))
-    return bool(getattr(metric, "uses_source", False))
+        return metric_class(metric).uses_source
+    return metric.uses_source
 
 
 def scorer(metric: str | Metric, options: dict[str, Any]) -> Metric:
@@ -354,9 +354,9 @@ def pairwise(
     sources = options.pop("sources", None)
     m = scorer(metric, options)
     m.num_refs = 1
+    shapes = [(len(h), len(r)) for h, r in zip(hyp_groups, ref_groups)]
     if _is_neural(m):  # COMET and its kin: each text encoded once, the head over the pairs
         found = m.pairwise(hyp_groups, ref_groups, sources)  # type: ignore[attr-defined]
-        shapes = [(len(h), len(r)) for h, r in zip(hyp_groups, ref_groups)]
         if len(set(shapes)) <= 1:
             n, k = shapes[0] if shapes else (0, 0)
             return np.array(found, dtype=np.float64).reshape(len(shapes), n, k)
@@ -364,7 +364,6 @@ def pairwise(
     if sources is not None:
         raise ConfigError(f"{owner}: sources are for neural metrics (comet, ...)")
     spec = _native_spec(m)
-    shapes = [(len(h), len(r)) for h, r in zip(hyp_groups, ref_groups)]
     if spec is not None:
         distinct = list(
             dict.fromkeys(chain(chain.from_iterable(hyp_groups), chain.from_iterable(ref_groups)))

@@ -55,7 +55,7 @@ def partition_stats(
     out: dict[str, Any] = {}
     for name, kwargs in specs.items():
         metric = metric_class(name)(**kwargs)
-        if getattr(metric, "uses_source", False):
+        if metric.uses_source:
             if sources is None:
                 raise ConfigError(
                     f"{name} reads the source sentences: rows (source, hypothesis, reference, "

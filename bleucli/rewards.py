@@ -102,7 +102,7 @@ def reward(
     template = scorer(metric, dict(options))
     sign = scale if template.higher_is_better else -scale
     column = references
-    neural = bool(getattr(template, "uses_source", False))  # COMET & co.: the model loaded once
+    neural = template.uses_source  # COMET & co.: the model loaded once
 
     def reward_function(completions: Sequence[Any], **kwargs: Any) -> list[float]:
         if isinstance(completions, str) or not isinstance(completions, Sequence):

@@ -136,7 +136,7 @@ class ScoringRequest:
         sentences for the metrics that read them: COMET and its kin)."""
         out: dict[str, Metric] = {}
         for name, (cls, kwargs) in self.metric_kwargs().items():
-            if getattr(cls, "uses_source", False):
+            if cls.uses_source:
                 kwargs = {**kwargs, "sources": sources}
             out[name] = cls(**kwargs, references=references)
         return out
@@ -146,7 +146,7 @@ class ScoringRequest:
         """Whether a metric of the request reads the source sentences."""
         from bleucli.metrics import metric_class
 
-        return any(getattr(metric_class(m.name), "uses_source", False) for m in self.metrics)
+        return any(metric_class(m.name).uses_source for m in self.metrics)
 
 
 def validate(request: ScoringRequest) -> None:

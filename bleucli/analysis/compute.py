@@ -292,9 +292,7 @@ def score_bands(inputs: Inputs, key: str) -> Table:
     values_all = [v for values in per_system for v in values]
     if metric.score_range is not None:
         low, top = metric.score_range
-    elif (
-        isinstance(metric, SegmentScores) or getattr(metric, "uses_source", False)
-    ) and values_all:
+    elif (isinstance(metric, SegmentScores) or metric.uses_source) and values_all:
         if all(0.0 <= v <= 1.0 for v in values_all):
             top = 1.0
         else:

@@ -260,7 +260,7 @@ def meta_eval_metrics() -> tuple[str, ...]:
 def _is_neural(key: str) -> bool:
     from bleucli.metrics import builtin_names, metric_class
 
-    return key in builtin_names() and getattr(metric_class(key), "uses_source", False)
+    return key in builtin_names() and metric_class(key).uses_source
 
 
 def _sign(higher_is_better: bool) -> float:

@@ -246,7 +246,7 @@ def build_metrics(
 
 def uses_source(options: Options) -> bool:
     """Whether a requested metric reads the source sentences (COMET and its kin)."""
-    return any(getattr(metric_class(name), "uses_source", False) for name in options.metrics)
+    return any(metric_class(name).uses_source for name in options.metrics)
 
 
 def can_stream(options: Options) -> bool:

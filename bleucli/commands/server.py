@@ -42,9 +42,7 @@ def pin_models(request: Any, references: list[list[str]], sources: list[str] | N
     from bleucli.neural.load import split_spec
     from bleucli.scoring import MetricRequest
 
-    neural = [
-        m.name for m in request.metrics if getattr(metric_class(m.name), "uses_source", False)
-    ]
+    neural = [m.name for m in request.metrics if metric_class(m.name).uses_source]
     if sources is None:
         raise UsageError(
             f"-m {' '.join(neural)}: neural metrics read the source sentences: give the test "

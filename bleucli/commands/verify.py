@@ -302,7 +302,7 @@ def _signature_of(entry: dict[str, Any]) -> Any:
 def _is_neural(entry: dict[str, Any]) -> bool:
     from bleucli.metrics import metric_class
 
-    return bool(getattr(metric_class(_signature_of(entry).metric), "uses_source", False))
+    return metric_class(_signature_of(entry).metric).uses_source
 
 
 def _neural_plan(

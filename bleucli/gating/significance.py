@@ -52,7 +52,7 @@ def metric_for(
     parsed = parsed_signature(record)
     cls = metric_class(parsed.metric)
     options = parsed.metric_options()
-    if not getattr(cls, "uses_source", False):
+    if not cls.uses_source:
         return cls(**options, references=references)
     if sources is None:
         raise UsageError(

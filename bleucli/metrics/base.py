@@ -351,6 +351,8 @@ class Metric(ABC):
     higher_is_better: bool = True
     #: The range a score is confined to, where it is not 0-100 (analysis bands).
     score_range: tuple[float, float] | None = None
+    #: Whether the metric reads the source sentences (COMET and its kin).
+    uses_source: bool = False
     #: Abbreviations of the metric's own signature fields for ``--short``.
     signature_abbreviations: dict[str, str] = {}
     #: Fields a command adds to the signature (``reseg``: how the output was realigned);

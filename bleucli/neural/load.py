@@ -212,9 +212,9 @@ def _resolve_while_importing(spec: str) -> tuple[str, Path, str, bool]:
     if "transformers.modeling_utils" in sys.modules:
         return resolve(spec)
 
-    def import_stack() -> None:
+    def import_stack() -> None:  # what every model class needs (COMET's XLM-R, MetricX's mT5)
         runtime.torch()
-        runtime.require("transformers.models.xlm_roberta.modeling_xlm_roberta")
+        runtime.require("transformers.modeling_utils")
 
     with ThreadPoolExecutor(1) as pool:
         imported = pool.submit(import_stack)

@@ -72,7 +72,7 @@ def on_worker_device(request: ScoringRequest) -> ScoringRequest:
 
     metrics = tuple(
         MetricRequest(m.name, {**m.options, "device": _DEVICE})
-        if getattr(metric_class(m.name), "uses_source", False)
+        if metric_class(m.name).uses_source
         else m
         for m in request.metrics
     )
