@@ -48,9 +48,15 @@ def _settings_options(function: Any) -> Any:
         click.option("--limit-failures-per-day", type=click.IntRange(1), default=None,
                      help="Refused files a day, per team (default 20)."),
         click.option("--max-line-chars", type=click.IntRange(1), default=None,
-                     help="Longest hypothesis line (default: 20 x the longest reference line)."),
+                     help="Longest hypothesis line, characters (default 5000)."),
         click.option("--max-resamples", type=click.IntRange(1, 100_000), default=None,
                      help="Most bootstrap resamples a gate may ask for (default 1000)."),
+        click.option("--max-scoring-seconds", type=click.IntRange(1), default=None,
+                     help="Most worker time one run may take (default 600)."),
+        click.option("--max-neural-tokens", type=click.IntRange(1), default=None,
+                     help="Most tokens neural metrics read from one run (default: 128 a line)."),
+        click.option("--limit-scoring-seconds-per-day", type=click.IntRange(1), default=None,
+                     help="Worker time a team's runs may take a day (default 1800)."),
     ]  # fmt: skip
     for option in reversed(options):
         function = option(function)
@@ -71,6 +77,9 @@ def _settings(params: dict[str, Any]) -> dict[str, Any]:
         "limit_failures_per_day": params["limit_failures_per_day"],
         "max_line_chars": params["max_line_chars"],
         "max_resamples": params["max_resamples"],
+        "max_scoring_seconds": params["max_scoring_seconds"],
+        "max_neural_tokens": params["max_neural_tokens"],
+        "limit_scoring_seconds_per_day": params["limit_scoring_seconds_per_day"],
     }
 
 

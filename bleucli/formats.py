@@ -7,17 +7,22 @@ from collections.abc import Sequence
 from typing import Any
 
 from bleucli.metrics.base import Score
+from bleucli.precision import Precision, decimals
 from bleucli.results import Result
 
 
 def single_system(
-    results: Sequence[Result], fmt: str, width: int, score_only: bool, short: bool
+    results: Sequence[Result], fmt: str, width: int | Precision, score_only: bool, short: bool
 ) -> str:
-    """One system, one or more metrics: SacreBLEU's JSON objects or '='-aligned text lines."""
+    """One system, one or more metrics: SacreBLEU's JSON objects or '='-aligned text lines
+    (``width``: an int for every metric alike, or each metric's own :class:`Precision`)."""
     is_json = fmt == "json"
     lines = [
         r.score.format(
-            width, score_only, r.short_signature if short and not is_json else r.signature, is_json
+            width if isinstance(width, int) else decimals(width, r.score.name),
+            score_only,
+            r.short_signature if short and not is_json else r.signature,
+            is_json,
         )
         for r in results
     ]

@@ -159,3 +159,43 @@ def rank_systems(
     ):
         system.position, system.cluster = number, cluster
     return ranking
+
+
+def tied_as_shown(ranking: Ranking, places: int, tiebreak: dict[str, Any] | None = None) -> Ranking:
+    """``ranking`` as a reader of scores rounded to ``places`` sees it: systems whose
+    rounded scores are equal are tied -- one position (``1, 1, 3``), the union of their rank
+    ranges, one cluster (clusters spanning a tie merge) -- and listed in ``tiebreak``'s
+    order (default: by name), so the order says nothing the rounded numbers do not. A blind
+    leaderboard ranks this way: ordering ties by the hidden digits would leak them."""
+    from bleucli.precision import rounded
+
+    sign = 1 if ranking.higher_is_better else -1
+    shown = {s.name: rounded(s.score, places) for s in ranking.systems}
+    key = tiebreak or {s.name: s.name for s in ranking.systems}
+    ordered = sorted(ranking.systems, key=lambda s: (-sign * shown[s.name], key[s.name]))
+    groups: dict[float, list[RankedSystem]] = {}
+    for system in ordered:
+        groups.setdefault(shown[system.name], []).append(system)
+    spans: list[list[int]] = []  # index ranges in the new order that must share a cluster
+    for members in groups.values():
+        low = min(s.rank_low for s in members)
+        high = max(s.rank_high for s in members)
+        first = ordered.index(members[0])
+        for system in members:
+            system.position, system.rank_low, system.rank_high = first + 1, low, high
+        spans.append([first, first + len(members) - 1])
+    for cluster in {s.cluster for s in ordered}:
+        where = [k for k, s in enumerate(ordered) if s.cluster == cluster]
+        spans.append([min(where), max(where)])
+    spans.sort()
+    merged: list[list[int]] = []
+    for span in spans:
+        if merged and span[0] <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], span[1])
+        else:
+            merged.append(span)
+    for number, (start, stop) in enumerate(merged, 1):
+        for system in ordered[start : stop + 1]:
+            system.cluster = number
+    ranking.systems = ordered
+    return ranking

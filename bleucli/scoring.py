@@ -22,8 +22,9 @@ if TYPE_CHECKING:
     from bleucli.metrics.base import Metric
     from bleucli.results import Result
 
-#: Decimals a result may be printed with (``-w``).
-WIDTH_RANGE = (0, 30)
+from bleucli.precision import WIDTH_RANGE, Precision, check_width
+
+__all__ = ["WIDTH_RANGE", "MetricRequest", "Scored", "ScoringRequest", "score"]
 
 
 @dataclass(frozen=True)
@@ -40,12 +41,15 @@ class MetricRequest:
 @dataclass(frozen=True)
 class ScoringRequest:
     """What to score with: metrics and options, the language pair (its target picks BLEU's
-    tokeniser), the decimals, and whether scores are per sentence (BLEU's effective order)."""
+    tokeniser), the decimals (``width`` for the metrics that follow ``-w``, ``widths`` per
+    metric: :mod:`bleucli.precision`), and whether scores are per sentence (BLEU's effective
+    order)."""
 
     metrics: tuple[MetricRequest, ...]
     language_pair: str | None = None
     width: int = 1
     sentence_level: bool = False
+    widths: tuple[tuple[str, int], ...] = ()
 
     def __post_init__(self) -> None:
         validate(self)
@@ -54,13 +58,21 @@ class ScoringRequest:
     def names(self) -> list[str]:
         return [metric.name for metric in self.metrics]
 
+    @property
+    def precision(self) -> Precision:
+        """Each metric's decimals."""
+        return Precision(self.width, self.widths)
+
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "metrics": [metric.to_json() for metric in self.metrics],
             "language_pair": self.language_pair,
             "width": self.width,
             "sentence_level": self.sentence_level,
         }
+        if self.widths:  # only when given: stored requests of earlier versions stay equal
+            out["widths"] = dict(self.widths)
+        return out
 
     def dumps(self) -> str:
         return json.dumps(self.to_json(), sort_keys=True)
@@ -76,7 +88,7 @@ class ScoringRequest:
                 raise UsageError(f"{where}: not JSON ({err})") from None
         if not isinstance(data, dict) or not isinstance(data.get("metrics"), list):
             raise UsageError(f'{where}: a JSON object with "metrics": [...]')
-        unknown = set(data) - {"metrics", "language_pair", "width", "sentence_level"}
+        unknown = set(data) - {"metrics", "language_pair", "width", "sentence_level", "widths"}
         if unknown:
             raise UsageError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
         metrics = []
@@ -87,11 +99,15 @@ class ScoringRequest:
             if not isinstance(options, dict):
                 raise UsageError(f"{where}: metrics[{k}].options must be an object")
             metrics.append(MetricRequest(item["name"].lower(), options))
+        widths = data.get("widths", {})
+        if not isinstance(widths, dict):
+            raise UsageError(f'{where}: "widths" must be an object {{"comet": 4}}')
         return cls(
             tuple(metrics),
             data.get("language_pair"),
             data.get("width", 1),
             bool(data.get("sentence_level", False)),
+            tuple(sorted(widths.items())),
         )
 
     @classmethod
@@ -169,10 +185,13 @@ def validate(request: ScoringRequest) -> None:
                     f"{', '.join(declared) or 'none'}"
                 )
             declared[keyword].check(value)
-    if isinstance(request.width, bool) or not isinstance(request.width, int):
-        raise UsageError(f"width must be a whole number, got {request.width!r}")
-    if not WIDTH_RANGE[0] <= request.width <= WIDTH_RANGE[1]:
-        raise UsageError(f"-w/--width must be between 0 and 30, got {request.width}")
+    check_width(request.width)
+    for key, value in request.widths:
+        if key not in seen:
+            raise UsageError(
+                f"-w {key}={value}: {key} is not among the metrics ({', '.join(request.names)})"
+            )
+        check_width(value, f"-w {key}=")
     if request.language_pair is not None:
         from bleucli.languages import check_pair
 
@@ -188,6 +207,7 @@ def parse_metric_args(args: Sequence[str]) -> ScoringRequest:
     names: list[str] = []
     given: dict[str, dict[str, Any]] = {}
     width = 1
+    widths: dict[str, int] = {}
     sentence_level = False
     flags: dict[str, tuple[str, Any]] = {}
 
@@ -221,10 +241,15 @@ def parse_metric_args(args: Sequence[str]) -> ScoringRequest:
         if head in ("-w", "--width"):
             value = inline if eq else (tokens[k] if k < len(tokens) else "")
             k += 0 if eq else 1
+            key, per_metric, value = value.rpartition("=") if "=" in value else ("", "", value)
             try:
-                width = int(value)
+                number = int(value)
             except ValueError:
                 raise UsageError(f"-w/--width: {value!r} is not a whole number") from None
+            if per_metric:
+                widths[key.lower()] = number
+            else:
+                width = number
             continue
         if head in ("-sl", "--sentence-level"):
             sentence_level = True
@@ -257,6 +282,7 @@ def parse_metric_args(args: Sequence[str]) -> ScoringRequest:
         None,
         width,
         sentence_level,
+        tuple(sorted(widths.items())),
     )
 
 
@@ -292,7 +318,7 @@ class Scored:
 
     results: list[Result]
     stats: dict[str, list[list[float]]]
-    width: int
+    width: int | Precision
 
     @property
     def scores(self) -> dict[str, float]:
@@ -329,4 +355,4 @@ def score(
         value = metric.score_from_values(sum_rows(rows))
         signature = metric.get_signature()
         results.append(Result(system, value, str(signature), signature.format(short=True)))
-    return Scored(results, stats, request.width)
+    return Scored(results, stats, request.precision)

@@ -4,6 +4,7 @@ package, print."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -337,7 +338,8 @@ def bind(host: str, port: int) -> Any:
 def run(url: str, host: str, port: int, workers: int, max_upload: int) -> None:
     """The web server (uvicorn) and ``workers`` scoring workers beside it, until stopped.
     The workers watch a pipe from this process: if it dies, ``kill -9`` included, they put
-    their jobs back and exit."""
+    their jobs back and exit. A worker that ends while this process runs (a crash, ``kill
+    -9``, the memory killer) is replaced (:class:`Supervisor`)."""
     import uvicorn
 
     from bleucli.server.app import create_app
@@ -347,25 +349,8 @@ def run(url: str, host: str, port: int, workers: int, max_upload: int) -> None:
     _ready(url)
     sock = bind(host, port)
     app = create_app(url, max_upload)
-    watch, keep = os.pipe()
-    children = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "bleucli",
-                "server",
-                "worker",
-                "--db",
-                url,
-                "--parent-fd",
-                str(watch),
-            ],
-            pass_fds=(watch,),
-        )  # fmt: skip
-        for _ in range(workers)
-    ]
-    os.close(watch)  # the workers hold the read end; this process the write end, until it dies
+    supervisor = Supervisor(url, workers)
+    supervisor.start()
     actual = sock.getsockname()[1]
     print(
         f"bleucli server on http://{host}:{actual} with {workers} worker(s)",
@@ -386,14 +371,95 @@ def run(url: str, host: str, port: int, workers: int, max_upload: int) -> None:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        supervisor.stop()
+
+
+class Supervisor:
+    """``server run``'s workers: started, watched, and replaced when one ends while the
+    server runs (a crash, ``kill -9``, the memory killer; ended children are reaped, never
+    left defunct). A worker that keeps dying at once is restarted less and less often (up
+    to :data:`MAX_RESTART_DELAY` s apart), so a broken machine does not spin."""
+
+    #: Seconds between looks at the workers.
+    POLL = 0.5
+    #: A worker that lived less than this was a crash at start-up (seconds).
+    QUICK_DEATH = 10.0
+    MAX_RESTART_DELAY = 30.0
+
+    def __init__(self, url: str, count: int) -> None:
+        import threading
+
+        self.url, self.count = url, count
+        # the workers hold the read end; this process the write end until it dies (and
+        # the read end too, to start replacements: that does not keep the pipe open)
+        self.watch, self.keep = os.pipe()
+        self.children: list[subprocess.Popen[bytes] | None] = [None] * count
+        self.started: list[float] = [0.0] * count
+        self.delays: list[float] = [0.0] * count
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True, name="supervisor")
+        self.restarts = 0
+
+    def _spawn(self, slot: int) -> None:
+        import time
+
+        self.children[slot] = subprocess.Popen(
+            [sys.executable, "-m", "bleucli", "server", "worker", "--db", self.url,
+             "--parent-fd", str(self.watch)],
+            pass_fds=(self.watch,),
+        )  # fmt: skip
+        self.started[slot] = time.monotonic()
+
+    def start(self) -> None:
+        for slot in range(self.count):
+            self._spawn(slot)
+        if self.count:
+            self.thread.start()
+
+    def _loop(self) -> None:
+        import time
+
+        while not self.stopping.wait(self.POLL):
+            for slot, child in enumerate(self.children):
+                if child is None or child.poll() is None:
+                    continue
+                if self.stopping.is_set():
+                    return
+                lived = time.monotonic() - self.started[slot]
+                code = child.returncode
+                how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+                if lived < self.QUICK_DEATH:
+                    self.delays[slot] = min(self.MAX_RESTART_DELAY, max(1.0, 2 * self.delays[slot]))
+                else:
+                    self.delays[slot] = 0.0
+                print(
+                    f"bleucli server: worker {slot + 1} (pid {child.pid}) ended ({how}); "
+                    f"starting another" + (f" in {self.delays[slot]:g} s" if self.delays[slot] else ""),
+                    file=sys.stderr, flush=True,
+                )  # fmt: skip
+                self.children[slot] = None
+                if self.stopping.wait(self.delays[slot]):
+                    return
+                self._spawn(slot)
+                self.restarts += 1
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self.thread.is_alive():
+            self.thread.join(timeout=5)
+        children = [child for child in self.children if child is not None]
         for child in children:
-            child.terminate()  # SIGTERM: the job at hand is finished first
+            if child.poll() is None:
+                child.terminate()  # SIGTERM: the job at hand is finished first
         for child in children:
             try:
                 child.wait(timeout=60)
             except subprocess.TimeoutExpired:
                 child.kill()
-        os.close(keep)
+                child.wait()
+        for fd in (self.watch, self.keep):
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
 def worker(url: str, once: bool, parent_fd: int | None = None, device: str | None = None) -> str:

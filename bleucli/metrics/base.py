@@ -166,14 +166,16 @@ class Score:
         self, width: int = 2, score_only: bool = False, signature: str = "", is_json: bool = False
     ) -> str:
         """Render as SacreBLEU does: ``NAME|sig = 12.3 details`` or its JSON object."""
-        text = f"{self.score:.{width}f}"
+        from bleucli.precision import shown
+
+        text = shown(self.score, width)
         record: dict[str, Any] = {
             "name": self.name,
             "score": float(text),
             "signature": signature,
         }
         if self._mean > 0 or (self.signed and self._ci >= 0):
-            mean, half = f"{self._mean:.{width}f}", f"{self._ci:.{width}f}"
+            mean, half = shown(self._mean, width), shown(self._ci, width)
             confidence = f"μ = {mean} ± {half}"
             text += f" ({confidence})"
             if is_json:
@@ -353,6 +355,9 @@ class Metric(ABC):
     score_range: tuple[float, float] | None = None
     #: Whether the metric reads the source sentences (COMET and its kin).
     uses_source: bool = False
+    #: Decimals its scores are shown with (:mod:`bleucli.precision`); None: ``-w``'s, as
+    #: BLEU, chrF and TER on their 0-100 scale.
+    decimals: int | None = None
     #: Abbreviations of the metric's own signature fields for ``--short``.
     signature_abbreviations: dict[str, str] = {}
     #: Fields a command adds to the signature (``reseg``: how the output was realigned);

@@ -62,6 +62,8 @@ class NeuralMetric(Metric):
     integer_stats = False
     batches_systems = True
     uses_source = True
+    #: COMET's kin score on 0-1: four decimals tell systems apart (MetricX overrides).
+    decimals = 4
     prefix = "comet"
     #: The registered model used when none is named (None: the registry's first for it).
     default_model: str | None = None
@@ -168,15 +170,24 @@ class NeuralMetric(Metric):
                 raise InputError(
                     f"{self.name}: {len(hypotheses)} hypotheses but {len(texts)} {what} lines"
                 )
+        from bleucli.neural.runtime import check_time, confinement
+
         key = hashlib.sha256(
             repr(sorted((k, tuple(v)) for k, v in samples.items())).encode()
         ).hexdigest()
+        if confinement().isolated:  # a confined run reuses nothing (not an earlier run's)
+            self._memo.pop(key, None)
         if key not in self._memo:
             from bleucli.progress import stage
 
             with stage(f"{self.name} ({self.loaded.name})", len(hypotheses)) as advance:
+
+                def tick(done: int) -> None:
+                    check_time()
+                    advance(done)
+
                 try:
-                    self._memo[key] = model.predict(samples, self.batch_size, progress=advance)
+                    self._memo[key] = model.predict(samples, self.batch_size, progress=tick)
                 except (MemoryError, RuntimeError) as err:
                     if not _out_of_memory(err):
                         raise
@@ -189,7 +200,14 @@ class NeuralMetric(Metric):
             if len(self._memo) > 64:
                 self._memo.pop(next(iter(self._memo)))
         self.last_prediction = self._memo[key]
+        if confinement().isolated:
+            del self._memo[key]
         return self.last_prediction
+
+    def count_tokens(self, texts: Sequence[str]) -> int:
+        """Tokens the model reads from ``texts`` (after its own truncation): what a run's
+        neural work is bounded by."""
+        return int(self.loaded.model.count_tokens(list(texts)))
 
     def pairwise(
         self,
@@ -345,6 +363,8 @@ class MetricX24(NeuralMetric):
     OPTIONS = neural_options("metricx24", batch=1, batch_signed=True)
     higher_is_better = False
     requires_reference = True
+    #: An error score on 0-25: two decimals.
+    decimals = 2
     #: MetricX's scores are clamped to this range (analysis bands).
     score_range = (0.0, 25.0)
     implementation = "metricx-24"

@@ -8,7 +8,10 @@ exactly what encoding it again would give.
 On disk the store is one SQLite file per model configuration under bleucli's cache
 (``neural/``), safe under concurrent runs (WAL, transactions), bounded in size (oldest
 entries go first; ``BLEUCLI_NEURAL_CACHE_MB``, default 4096), and checked on reading (a
-vector of the wrong size is a miss). ``BLEUCLI_NEURAL_CACHE=0`` keeps it in memory only."""
+vector of the wrong size is a miss). ``BLEUCLI_NEURAL_CACHE=0`` keeps it in memory only.
+The folder and files are their owner's only (0700/0600), and the keys are HMACs under a
+secret of the cache (a file beside them), not bare hashes of the sentences: a guessed
+reference line cannot be confirmed by reading the store."""
 
 from __future__ import annotations
 
@@ -43,7 +46,67 @@ def padded_length(tokens: int) -> int:
 
 
 def _key(text: str) -> bytes:
+    """A sentence's key in memory (never written to disk as such)."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
+#: What the disk store's keys are: HMAC-SHA256 under the cache's own secret. A bare SHA-256
+#: of each sentence let anyone who could read the file confirm a guessed reference line.
+KEY_SCHEME = "hmac-sha256-v1"
+SECRET_FILE = "cache.key"
+
+
+def private_folder(folder: Path) -> None:
+    """Create ``folder`` readable by its owner only (0700), or narrow it if it is ours."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    info = folder.stat()
+    if info.st_mode & 0o077 and info.st_uid == os.geteuid():
+        folder.chmod(0o700)
+
+
+def cache_secret(folder: Path) -> bytes:
+    """The secret the disk store's keys are made with: 32 random bytes in a file readable
+    by its owner only, made once (atomically: concurrent first runs agree on one)."""
+    path = folder / SECRET_FILE
+    for _ in range(3):
+        try:
+            data = path.read_bytes()
+            if len(data) == 32:
+                return data
+            path.unlink()  # a damaged secret: the entries it keyed are unreachable anyway
+        except FileNotFoundError:
+            pass
+        import secrets
+
+        temporary = folder / f".{SECRET_FILE}.{os.getpid()}"
+        descriptor = os.open(temporary, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(secrets.token_bytes(32))
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            os.link(temporary, path)  # the first to link wins; the others read its secret
+        except FileExistsError:
+            pass
+        finally:
+            temporary.unlink()
+    raise OSError(f"{path}: cannot make the cache's secret")
+
+
+def _private_files(path: Path) -> None:
+    """The store's file (made 0600 before SQLite opens it) and its WAL and shared-memory
+    files narrowed to their owner: they hold embeddings of the references."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    except OSError:
+        return  # SQLite says what is wrong when it opens it
+    for candidate in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        try:
+            info = candidate.stat()
+            if info.st_mode & 0o077 and info.st_uid == os.geteuid():
+                candidate.chmod(0o600)
+        except OSError:
+            continue
 
 
 class EmbeddingStore:
@@ -63,6 +126,15 @@ class EmbeddingStore:
         except ValueError:
             self.limit = 4096 * 1024 * 1024
         self._db: sqlite3.Connection | None = None
+        self._secret: bytes | None = None
+
+    @classmethod
+    def transient(cls, width: int) -> EmbeddingStore:
+        """A store in memory only, for one use (a confined run's hypotheses)."""
+        store = cls.__new__(cls)
+        store.identity, store.width, store.memory = "transient", width, {}
+        store.path, store.limit, store._db = None, 0, None
+        return store
 
     def trim(self) -> None:
         """Keep at most ``MEMORY_ENTRIES`` embeddings in memory, the newest."""
@@ -77,14 +149,31 @@ class EmbeddingStore:
             return None
         if self._db is None:
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                private_folder(self.path.parent)
+                self._secret = cache_secret(self.path.parent)
+                _private_files(self.path)
                 db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
                 db.execute("PRAGMA journal_mode=WAL")
+                _private_files(self.path)
+                db.execute("BEGIN IMMEDIATE")
+                db.execute("CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT)")
+                scheme = db.execute("SELECT v FROM meta WHERE k = 'keys'").fetchone()
+                if scheme is None or scheme[0] != KEY_SCHEME:  # plain hashes of an older run
+                    db.execute("DROP TABLE IF EXISTS e")
+                    db.execute("INSERT OR REPLACE INTO meta VALUES ('keys', ?)", (KEY_SCHEME,))
                 db.execute("CREATE TABLE IF NOT EXISTS e (k BLOB PRIMARY KEY, v BLOB NOT NULL)")
+                db.execute("COMMIT")
                 self._db = db
             except (OSError, sqlite3.Error) as err:
                 self._give_up(err)
         return self._db
+
+    def _disk_key(self, key: bytes) -> bytes:
+        """A memory key as the disk store keeps it (keyed with the cache's secret)."""
+        import hmac
+
+        assert self._secret is not None
+        return hmac.new(self._secret, key, hashlib.sha256).digest()
 
     def _give_up(self, err: Exception) -> None:
         """A cache that cannot be used is skipped (scores are computed), with one notice."""
@@ -103,13 +192,15 @@ class EmbeddingStore:
         torch = runtime.torch()
         found: dict[bytes, Any] = {}
         size = self.width * 4
+        on_disk = {self._disk_key(key): key for key in keys}
         try:
             for start in range(0, len(keys), CHUNK):
-                part = keys[start : start + CHUNK]
+                part = list(on_disk)[start : start + CHUNK]
                 marks = ",".join("?" * len(part))
                 for key, blob in db.execute(f"SELECT k, v FROM e WHERE k IN ({marks})", part):
                     if isinstance(blob, bytes) and len(blob) == size:
-                        found[key] = torch.from_numpy(numpy.frombuffer(blob, dtype="<f4").copy())
+                        vector = numpy.frombuffer(blob, dtype="<f4").copy()
+                        found[on_disk[key]] = torch.from_numpy(vector)
         except sqlite3.Error as err:
             self._give_up(err)
             return {}
@@ -119,7 +210,10 @@ class EmbeddingStore:
         db = self._connect()
         if db is None or not items:
             return
-        rows = [(k, v.float().cpu().numpy().astype("<f4").tobytes()) for k, v in items.items()]
+        rows = [
+            (self._disk_key(k), v.float().cpu().numpy().astype("<f4").tobytes())
+            for k, v in items.items()
+        ]
         try:
             db.execute("BEGIN IMMEDIATE")
             db.executemany("INSERT OR IGNORE INTO e (k, v) VALUES (?, ?)", rows)

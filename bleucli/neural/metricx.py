@@ -95,6 +95,11 @@ class MetricXModel(NeuralModel):
         (keeping room for EOS), EOS then removed."""
         return [ids[: MAX_TOKENS - 1] for ids in self.tokenizer.encode(texts)]
 
+    def count_tokens(self, texts: list[str]) -> int:
+        """Tokens of the hypotheses alone (the model reads them with the source and the
+        reference, which are the test set's)."""
+        return sum(len(ids) for ids in self.tokenize(texts)) if texts else 0
+
     def _score_ids(self, sequences: list[list[int]]) -> list[float]:
         torch = runtime.torch()
         ids = torch.tensor(sequences, device=self.device)

@@ -68,6 +68,10 @@ class NeuralModel:
     ) -> Prediction:
         raise NotImplementedError
 
+    def count_tokens(self, texts: list[str]) -> int:
+        """Tokens the model reads from ``texts``, truncated as it truncates them."""
+        raise NotImplementedError
+
     def pairwise(
         self,
         sources: Sequence[str] | None,
@@ -109,6 +113,9 @@ class CometModel(NeuralModel):
         self._check_every_tensor_used(checkpoint)
 
     feature_width = 1
+
+    def count_tokens(self, texts: list[str]) -> int:
+        return sum(len(e.ids) for e in self.encoder.encode(texts)) if texts else 0
 
     def _own_tensors(self) -> set[str]:
         names = {f"encoder.model.{k}" for k in self.encoder.model.state_dict()}
@@ -233,13 +240,26 @@ class SentenceEmbeddingModel(CometModel):
             return self.encoder.layers(ids, mask)[-1][:, 0, :]
         raise InputError(f"checkpoint: pooling {pool!r} is not one of avg, max, cls, default")
 
-    def embed(self, texts: Sequence[str], batch_size: int, progress: Any = None) -> Any:
+    def embed(
+        self, texts: Sequence[str], batch_size: int, progress: Any = None, store: Any = None
+    ) -> Any:
         def tokenize(batch: list[str]) -> list[list[int]]:
             return [list(e.ids) for e in self.encoder.encode(batch)]
 
-        return self.store.embed(texts, self._encode_ids, tokenize, batch_size, progress).to(
-            device=self.device
+        return (
+            (store or self.store)
+            .embed(texts, self._encode_ids, tokenize, batch_size, progress)
+            .to(device=self.device)
         )
+
+    def _store_for(self, role: str) -> Any:
+        """Where a role's embeddings are kept: a confined run's hypotheses in a store of
+        their own, used once (:func:`bleucli.neural.runtime.confined`)."""
+        if role == "mt" and runtime.confinement().isolated:
+            from bleucli.neural.embeddings import EmbeddingStore
+
+            return EmbeddingStore.transient(self.encoder.hidden)
+        return self.store
 
     def features(self, embedded: dict[str, Any]) -> Any:
         raise NotImplementedError
@@ -293,7 +313,9 @@ class SentenceEmbeddingModel(CometModel):
             for start in range(0, n, SEGMENT_CHUNK):  # bounded memory for any set size
                 part = {k: samples[k][start : start + SEGMENT_CHUNK] for k in self.inputs}
                 embedded = {
-                    k: self.embed(part[k], batch_size, progress if k == "mt" else None)
+                    k: self.embed(
+                        part[k], batch_size, progress if k == "mt" else None, self._store_for(k)
+                    )
                     for k in self.inputs
                 }
                 scores += self._scores_in_chunks(self.features(embedded))

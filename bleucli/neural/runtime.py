@@ -3,9 +3,13 @@ error when it is missing, and the settings that make a run reproducible."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
-from bleucli.errors import ConfigError, MissingExtraError
+from bleucli.errors import ConfigError, InputError, MissingExtraError
 
 #: --comet-precision values -> torch dtype names.
 PRECISIONS = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}
@@ -90,3 +94,65 @@ def deterministic(where: Any) -> None:
     torch_.backends.cudnn.allow_tf32 = False
     torch_.backends.cudnn.benchmark = False
     torch_.use_deterministic_algorithms(True, warn_only=True)
+
+
+# -- a run's confinement (the evaluation server) -----------------------------------------------
+
+
+class TimeLimitExceeded(InputError):
+    """A run's neural scoring went past the time it was allowed."""
+
+
+@dataclass
+class Confinement:
+    """How a run is confined: ``isolated`` -- its hypotheses share no cache with anything
+    (not the sources' and references' embeddings, not another run's), so the time it takes
+    says nothing about what it has in common with them (the server's blind sets: a
+    cached line scored faster, and a team counted its lines equal to the hidden
+    references); ``deadline`` -- ``time.monotonic()`` past which it stops, and ``seconds``,
+    the limit that deadline came from."""
+
+    isolated: bool = False
+    deadline: float | None = None
+    seconds: float | None = None
+
+
+_CONFINEMENT = Confinement()
+
+
+def confinement() -> Confinement:
+    return _CONFINEMENT
+
+
+@contextmanager
+def confined(isolated: bool = True, seconds: float | None = None) -> Iterator[Confinement]:
+    """Score within a confinement (see :class:`Confinement`); one run at a time."""
+    global _CONFINEMENT
+    previous = _CONFINEMENT
+    deadline = time.monotonic() + seconds if seconds is not None else None
+    _CONFINEMENT = Confinement(isolated, deadline, seconds)
+    try:
+        yield _CONFINEMENT
+    finally:
+        _CONFINEMENT = previous
+
+
+def check_time() -> None:
+    """Stop a confined run past its deadline (called between batches)."""
+    limit = _CONFINEMENT
+    if limit.deadline is not None and time.monotonic() > limit.deadline:
+        raise TimeLimitExceeded(
+            f"scoring took longer than the {limit.seconds:g} s a run may take on this server"
+        )
+
+
+def release_memory() -> None:
+    """Give freed memory back to the system after a large run: Python's collector, then
+    glibc's ``malloc_trim`` (torch's CPU buffers go back to malloc, which keeps them)."""
+    import contextlib
+    import ctypes
+    import gc
+
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing more to do
+        ctypes.CDLL("libc.so.6").malloc_trim(0)

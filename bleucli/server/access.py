@@ -60,4 +60,17 @@ def blind_refusal(testset: store.TestSet, what: str) -> Problem:
 def metric_names(engine: Any, testset: store.TestSet) -> list[str]:
     if testset.version_id is None:
         return []
-    return store.version(engine, testset.version_id).request.names
+    return store.version(engine, testset.version_id).metric_names
+
+
+def precision_of(engine: Any, testset: store.TestSet) -> Any:
+    """The decimals of each of the set's metrics (:class:`bleucli.precision.Precision`)."""
+    from bleucli.errors import BleucliError
+    from bleucli.precision import Precision
+
+    if testset.version_id is None:
+        return Precision()
+    try:
+        return store.version(engine, testset.version_id).request.precision
+    except BleucliError:  # a request that no longer loads: the pages still show the set
+        return Precision()

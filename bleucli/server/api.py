@@ -95,7 +95,7 @@ def accept(
         raise problem_from(refused) from None
     version = store.version(engine, testset.version_id)
     try:
-        hypothesis_lines(data, version.n_lines, version.line_cap(testset))
+        hypothesis_lines(data, version.n_lines, testset.line_cap)
     except InputError as err:
         store.record_refusal(engine, testset, who.team_id)
         raise Problem(422, str(err)) from None
@@ -370,7 +370,33 @@ def series_csv(runs: list[dict[str, Any]]) -> str:
     return csv_text(header, rows)
 
 
+def health(request: Request) -> Response:
+    """``/api/v1/health``: the database answers (else 503, as every route while it is
+    away), how many workers were seen lately and how many are busy, and the queue: runs
+    waiting and scoring, jobs waiting, and how long the oldest run has waited. Anyone may
+    read it (it says nothing about teams); ``"status"`` is ``"ok"``, or ``"degraded"`` when
+    runs wait and no worker is alive."""
+    from bleucli.server.db import is_outage
+    from bleucli.server.http import RETRY_AFTER_OUTAGE
+
+    try:
+        facts = store.health(engine_of(request))
+    except Exception as err:
+        if not is_outage(err):
+            raise
+        return JSONResponse(
+            {"status": "unavailable", "database": "not answering", "error": "the server's "
+             "database is not answering; retry in a few seconds"}, status_code=503,
+            headers={"Retry-After": str(RETRY_AFTER_OUTAGE), "Cache-Control": "no-store"},
+        )  # fmt: skip
+    waiting = facts["queue"]["queued"] or facts["queue"]["jobs_queued"]
+    status = "degraded" if waiting and not facts["workers"]["alive"] else "ok"
+    return JSONResponse({"status": status, "database": "ok", **facts},
+                        headers={"Cache-Control": "no-store"})  # fmt: skip
+
+
 ROUTES = [
+    ("/api/v1/health", health, ["GET"]),
     ("/api/v1/submissions", submit, ["POST"]),
     ("/api/v1/submissions", submissions, ["GET"]),
     ("/api/v1/submissions/{id}", submission, ["GET"]),

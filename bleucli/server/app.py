@@ -22,6 +22,7 @@ def create_app(url: str, max_upload: int = DEFAULT_MAX_UPLOAD) -> Starlette:
     from jinja2 import Environment, PackageLoader, select_autoescape
     from starlette.exceptions import HTTPException
 
+    from bleucli.precision import shown
     from bleucli.server import api, pages
     from bleucli.server.db import connect
     from bleucli.server.templating import on_http, on_problem
@@ -41,4 +42,5 @@ def create_app(url: str, max_upload: int = DEFAULT_MAX_UPLOAD) -> Starlette:
         loader=PackageLoader("bleucli.server", "templates"),
         autoescape=select_autoescape(default=True),
     )
+    app.state.templates.filters["score"] = shown  # a score at its metric's decimals
     return app

@@ -111,3 +111,28 @@ def migrate(engine: Any) -> str:
     with engine.connect() as connection:
         revision = MigrationContext.configure(connection).get_current_revision()
     return str(revision)
+
+
+def is_outage(err: BaseException) -> bool:
+    """Whether ``err`` means the database is away (stopped, restarting, unreachable, or a
+    connection it dropped), not that a query was wrong: what the workers wait out and the
+    web answers with 503 and Retry-After."""
+    try:
+        from sqlalchemy import exc
+    except ImportError:
+        return False
+    if isinstance(err, exc.DBAPIError) and err.connection_invalidated:
+        return True
+    if isinstance(err, exc.OperationalError) and "sqlite" in type(err.orig).__module__:
+        # SQLite's OperationalError is also "no such table": only a busy or lost file waits
+        text = str(err.orig).lower()
+        return any(k in text for k in ("locked", "busy", "unable to open", "disk i/o"))
+    if isinstance(err, (exc.OperationalError, exc.InterfaceError, exc.DisconnectionError)):
+        return True
+    if isinstance(err, exc.TimeoutError):  # the connection pool found no free connection
+        return True
+    try:
+        import psycopg
+    except ImportError:
+        return False
+    return isinstance(err, (psycopg.OperationalError, psycopg.InterfaceError))

@@ -92,18 +92,48 @@ class CatchErrors:
         try:
             await self.app(scope, receive, watching)
         except Exception as err:  # noqa: BLE001 - the one place that catches everything
-            log.error("%s %s failed", scope.get("method"), scope.get("path"), exc_info=err)
+            from bleucli.server.db import is_outage
+
+            status, headers = 500, {}
+            if is_outage(err):  # not a bug: a client retries (bleucli submit does)
+                status, headers = 503, {"Retry-After": str(RETRY_AFTER_OUTAGE)}
+                message = (
+                    "the server's database is not answering; retry in a few seconds "
+                    "(nothing was stored by this request)"
+                )
+                _log_outage(scope, err)
+            else:
+                message = "internal error; the organisers can find it in the server's log"
+                log.error("%s %s failed", scope.get("method"), scope.get("path"), exc_info=err)
             if started:
                 raise
-            message = "internal error; the organisers can find it in the server's log"
             response: Response
             if scope.get("path", "").startswith("/api/"):
-                response = JSONResponse({"error": message}, status_code=500)
+                response = JSONResponse({"error": message}, status_code=status, headers=headers)
             else:
                 response = HTMLResponse(
-                    f"<!DOCTYPE html><title>error</title><p>{message}</p>", status_code=500
+                    f"<!DOCTYPE html><title>error</title><p>{message}</p>",
+                    status_code=status,
+                    headers=headers,
                 )
             await response(scope, receive, send)
+
+
+#: Seconds a client is asked to wait while the database is away.
+RETRY_AFTER_OUTAGE = 5
+_last_outage_log = [0.0]
+
+
+def _log_outage(scope: Any, err: BaseException) -> None:
+    """One line (no traceback) at most every few seconds while the database is away."""
+    import time
+
+    moment = time.monotonic()
+    if moment - _last_outage_log[0] >= RETRY_AFTER_OUTAGE:
+        _last_outage_log[0] = moment
+        first = str(err).splitlines()[0][:200] if str(err) else type(err).__name__
+        log.warning("database not answering (%s %s answered 503): %s",
+                    scope.get("method"), scope.get("path"), first)  # fmt: skip
 
 
 def engine_of(request: Request) -> Any:

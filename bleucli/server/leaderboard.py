@@ -35,7 +35,8 @@ def compute(engine: Any, testset: store.TestSet) -> dict[str, Any]:
     """The leaderboard document of the API (``/api/v1/leaderboards/{testset}``), as of the
     set's change count in ``testset`` (read before anything else, so a run scored while
     this computes is never counted by mistake)."""
-    from bleucli.ranking import rank_systems
+    from bleucli.precision import rounded
+    from bleucli.ranking import rank_systems, tied_as_shown
     from bleucli.server.blind import part_shown
     from bleucli.server.scoring import first_metric_name, metrics_for, result_entries
     from bleucli.significance import seed_from_environment
@@ -51,6 +52,9 @@ def compute(engine: Any, testset: store.TestSet) -> dict[str, Any]:
     document["version"] = current.number
     document["version_created"] = store.iso(current.created_at)
     document["waiting"] = store.waiting_teams(engine, testset.id, current.id)
+    kept = _previous_while_rescoring(engine, testset, current, document)
+    if kept is not None:
+        return kept
     ranked = store.primaries(engine, testset.id, current.id)
     if not ranked:
         return document
@@ -58,71 +62,115 @@ def compute(engine: Any, testset: store.TestSet) -> dict[str, Any]:
     document["part"] = part
     metrics = metrics_for(current.references, current.request)
     assert next(iter(metrics)) == current.request.metrics[0].name  # the request's order
-    width = current.request.width
+    precision = current.request.precision
     first_key = next(iter(metrics))
     first = metrics[first_key]
     lines = _part_lines(current, part)
-    stats = store.stats(engine, [row.id for row in ranked], [first_key])
+    full = store.stats(engine, [row.id for row in ranked])
+    stats = {k: _lines_of(by, lines) for k, by in full.items()}
     rows = {row.id: stats[row.id][first_key] for row in ranked}
-    if lines is not None:
-        rows = {k: [v[i] for i in lines] for k, v in rows.items()}
     names = [str(row.id) for row in ranked]
     label, seed = seed_from_environment()
-    kept = {}
+    stored: dict[int, Any] = {}
     if lines is None:
-        kept = store.resampled(engine, [row.id for row in ranked], first_key, label, N_SAMPLES)
-    reuse = [kept[row.id] for row in ranked] if seed and len(kept) == len(ranked) else None
+        stored = store.resampled(engine, [row.id for row in ranked], first_key, label, N_SAMPLES)
+    reuse = [stored[row.id] for row in ranked] if seed and len(stored) == len(ranked) else None
     ranking = rank_systems(
         first, [rows[row.id] for row in ranked], names, "bs", N_SAMPLES, seed or None,
         first.higher_is_better, reuse,
     )  # fmt: skip
-    places = {}
+    ranked_by = first_metric_name(current.request, ranked[0].result)
+    places = precision.decimals(ranked_by)
+    # ranked as shown: equal rounded scores are a tie, listed by team name
+    by_id = {str(row.id): row for row in ranked}
+    tied_as_shown(ranking, places, {name: (by_id[name].team, int(name)) for name in names})
+    signatures = {}
+    shown: dict[int, dict[str, float]] = {}
+    for row in ranked:
+        entries = result_entries(
+            row.result if part == "all" else json.loads(row.parts)[part]["result"]
+        )
+        for entry in entries:
+            signatures[entry["name"]] = entry.get("signature", "")
+        shown[row.id] = _scores(metrics, stats[row.id], precision)
+    document.update(
+        signatures=signatures, ranked_by=ranked_by, seed=label, resamples=N_SAMPLES,
+        decimals={name: precision.decimals(name) for name in shown[ranked[0].id]},
+    )  # fmt: skip
+    table = []
     for system in ranking.systems:
+        row = by_id[system.name]
         spread = (
             f"{system.rank_low}-{system.rank_high}"
             if system.rank_low != system.rank_high
             else str(system.rank_low)
         )
-        places[system.name] = (system.position, spread, system.cluster, system.ci)
-    signatures = {}
-    shown: dict[int, dict[str, float]] = {}
-    for row in ranked:
-        if part == "all":
-            entries = result_entries(row.result)
-            shown[row.id] = json.loads(row.scores)
-        else:
-            chosen = json.loads(row.parts)[part]
-            entries = result_entries(chosen["result"])
-            shown[row.id] = chosen["scores"]
-        for entry in entries:
-            signatures[entry["name"]] = entry.get("signature", "")
-    ranked_by = first_metric_name(current.request, ranked[0].result)
-    document.update(
-        signatures=signatures, ranked_by=ranked_by, seed=label, resamples=N_SAMPLES,
-        decimals=width,
-    )  # fmt: skip
-    by_id = {str(row.id): row for row in ranked}
-    table = []
-    for name in sorted(names, key=lambda n: places[n][0]):
-        row = by_id[name]
-        position, spread, cluster, half = places[name]
         entry = {
-            "rank": position,
+            "rank": system.position,
             "rank_range": spread,
-            "cluster": cluster,
+            "cluster": system.cluster,
             "team": row.team,
             "name": row.name,
             "submission": row.id,
             "scores": shown[row.id],
-            # the 95% interval's half-width, rounded as the scores are: a blind set's board
+            # the 95% interval's half-width, rounded as the score is: a blind set's board
             # says nothing finer than its rounded scores
-            "ci": {ranked_by: round(half, width)},
+            "ci": {ranked_by: rounded(system.ci, places)},
         }
         if part == "rest":
-            entry["public_scores"] = json.loads(row.parts)["public"]["scores"]
+            public = _lines_of(full[row.id], _part_lines(current, "public"))
+            entry["public_scores"] = _scores(metrics, public, precision)
         table.append(entry)
     document["rows"] = table
     return document
+
+
+def _previous_while_rescoring(
+    engine: Any, testset: store.TestSet, current: store.Version, document: dict[str, Any]
+) -> dict[str, Any] | None:
+    """While teams' runs are still being re-scored on a new version, the board keeps the
+    previous version's ranking, marked as such (``"previous_version"``, with the version
+    it waits for), instead of emptying and refilling team by team: None once every team
+    is scored (or failed) on the current version."""
+    if not any(team["state"] == "being re-scored" for team in document["waiting"]):
+        return None
+    stored = store.leaderboard(engine, testset.id)
+    if stored is None or not stored[0].get("rows"):
+        return None
+    previous = stored[0]
+    if previous.get("version") == current.number and not previous.get("previous_version"):
+        return None
+    return {
+        **previous, "change": document["change"], "closed": document["closed"],
+        "computed": document["computed"], "computed_epoch": document["computed_epoch"],
+        "previous_version": True, "pending_version": current.number,
+        "waiting": document["waiting"],
+    }  # fmt: skip
+
+
+def _scores(
+    metrics: dict[str, Any], stats: dict[str, list[list[float]]], precision: Any
+) -> dict[str, float]:
+    """Each metric's corpus score from per-sentence statistics, rounded to its own decimals
+    (the same numbers the run's result prints, and for runs stored before a metric had
+    its own precision, the numbers it would print now)."""
+    from bleucli.metrics.base import sum_rows
+    from bleucli.precision import rounded
+
+    out = {}
+    for key, metric in sorted(metrics.items()):  # the results' order: by -m name
+        score = metric.score_from_values(sum_rows(stats[key]))
+        out[score.name] = rounded(score.score, precision.decimals(score.name))
+    return out
+
+
+def _lines_of(
+    stats: dict[str, list[list[float]]], lines: list[int] | None
+) -> dict[str, list[list[float]]]:
+    """Statistics of some lines only (None: all)."""
+    if lines is None:
+        return stats
+    return {key: [rows[i] for i in lines] for key, rows in stats.items()}
 
 
 def current(engine: Any, testset: store.TestSet) -> dict[str, Any]:
@@ -138,13 +186,16 @@ def current(engine: Any, testset: store.TestSet) -> dict[str, Any]:
     if change < testset.changes or document.get("closed") != testset.closed:
         store.enqueue_once(engine, "leaderboard", testset.id)
         document = {**document, "updating": True}
-    else:
-        document = {**document, "updating": False}
+    else:  # a previous version's board kept while re-scoring is being updated too
+        document = {**document, "updating": bool(document.get("previous_version"))}
     return document
 
 
 def counts(document: dict[str, Any], row: Any) -> bool:
-    """Whether a stored board already counts a scored run."""
+    """Whether a stored board already counts a scored run (a previous version's board,
+    kept while re-scoring, counts no run of the new one)."""
+    if document.get("previous_version") or document.get("version") != row.version_number:
+        return False
     return row.board_change is not None and document.get("change", -1) >= row.board_change
 
 

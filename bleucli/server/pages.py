@@ -16,6 +16,7 @@ from bleucli.server.access import (
     blind_refusal,
     metric_names,
     own_submission,
+    precision_of,
     scored_in_full,
     visible_testset,
 )
@@ -56,7 +57,7 @@ def testset(request: Request) -> Response:
     ranked = {row["submission"] for row in board.get("rows", [])}
     return render(
         request, "testset.html", testset=found, board=board, mine=mine, scores=scores,
-        metrics=metric_names(engine, found), ranked=ranked,
+        metrics=metric_names(engine, found), ranked=ranked, precision=precision_of(engine, found),
     )  # fmt: skip
 
 
@@ -71,6 +72,7 @@ def submission(request: Request) -> Response:
     return render(
         request, "submission.html", row=row, document=document, testset=found,
         segments=segments, receipt=json.dumps(document["receipt"], indent=1, ensure_ascii=False),
+        precision=precision_of(engine, found),
     )  # fmt: skip
 
 
@@ -217,6 +219,7 @@ def series_page(request: Request) -> Response:
         request, "series.html", testset=found, series=series, runs=documents,
         figure=svg(documents, metrics), metrics=metrics, table=listed[::-1],
         baseline=promoted[-1] if promoted else None,
+        precision=precision_of(engine_of(request), found),
     )  # fmt: skip
 
 

@@ -69,9 +69,13 @@ testsets = Table(
     # 0003: the organiser's caps, and a counter of what changes the leaderboard (a scored
     # run, a new primary, a new version, a new deadline): a stored board records the count
     # it was computed at, so anyone can tell whether it counts a given run yet
-    Column("max_line_chars", Integer, nullable=True),  # None: 20 x the longest reference line
+    Column("max_line_chars", Integer, nullable=True),  # None: DEFAULT_LINE_CHARS (0005)
     Column("max_resamples", Integer, nullable=False, default=1000),
     Column("changes", Integer, nullable=False, default=0),
+    # 0005: bounded work per run (seconds; tokens of neural metrics) and per team and day
+    Column("max_scoring_seconds", Integer, nullable=True),  # None: DEFAULT_SCORING_SECONDS
+    Column("max_neural_tokens", Integer, nullable=True),  # None: 128 per line on average
+    Column("limit_scoring_seconds_per_day", Integer, nullable=True),  # None: the default
 )
 
 #: What a test set scores against: references and options as of one add-testset run.
@@ -136,6 +140,7 @@ submissions = Table(
     Column("idempotency_key", String(200), nullable=True),
     Column("board_change", Integer, nullable=True),
     Column("parts", Text, nullable=True),  # JSON {"public"|"rest": {"result", "scores"}}
+    Column("scoring_seconds", Float, nullable=True),  # 0005: the worker time it took
 )
 
 #: One submission per team and Idempotency-Key (NULLs do not collide).
@@ -222,4 +227,15 @@ work_requests = Table(
     Column("team_id", Integer, ForeignKey("teams.id"), nullable=False),
     Column("kind", String(32), nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False, index=True),
+)
+
+#: 0005: each running worker, refreshed every few seconds (the health endpoint counts the
+#: ones seen lately; a worker that stops cleanly removes its row).
+workers = Table(
+    "workers",
+    metadata,
+    Column("name", String(128), primary_key=True),
+    Column("started_at", Float, nullable=False),
+    Column("seen_at", Float, nullable=False),
+    Column("job", String(64), nullable=True),
 )

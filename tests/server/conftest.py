@@ -325,6 +325,8 @@ def local_testset(db: str, *args: str, name: str = "news", refs: tuple = (REF,),
         "visibility": None, "owner": None, "public_badge": None, "opens_at": None,
         "closes_at": None, "limit_per_day": None, "limit_total": None,
         "limit_failures_per_day": None, "max_line_chars": None, "max_resamples": None,
+        "max_scoring_seconds": None, "max_neural_tokens": None,
+        "limit_scoring_seconds_per_day": None,
         **settings,
     }  # fmt: skip
     metrics = list(args) if "-m" in args else ["-m", "bleu", "chrf", "ter", *args]

@@ -68,13 +68,18 @@ def test_a_new_version_rescores_every_primary_and_nobody_vanishes(local: Local) 
     message = local_testset(local.db, "-tok", "intl")  # a new tokeniser: version 2
     assert "version 2" in message and "re-scored" in message
     first = local.client.get("/api/v1/leaderboards/news").json()
-    assert first["version"] == 2 and first["rows"] == []
+    # until every team is re-scored, the board keeps version 1's ranking, marked as such
+    # (it used to empty, then refill team by team)
+    assert first["previous_version"] and first["pending_version"] == 2
+    assert first["version"] == 1 and first["updating"]
+    assert [row["submission"] for row in first["rows"]] == [marked, 3]
     assert {(w["team"], w["state"]) for w in first["waiting"]} == {
         ("alpha", "being re-scored"),
         ("beta", "being re-scored"),
     }
     page = local.client.get("/testsets/news").text
     assert "Not on this version" in page and "being re-scored" in page
+    assert "Version 2 of the references and options is being scored" in page
     # beta submits on the new version meanwhile; gamma never submitted
     local.scored("beta")
     now = board(local)
@@ -226,11 +231,15 @@ def test_failures_the_server_causes_are_never_charged(db_url, tmp_path, monkeypa
 
 
 def test_a_line_over_the_cap_is_refused_before_any_worker(local: Local) -> None:
+    """The default cap is a fixed number: one computed from the references (it was 20x
+    the longest line) told every team the length of the longest hidden line."""
     from bleucli.commands.server import edit_testset
+    from bleucli.server.store.models import DEFAULT_LINE_CHARS
 
     lines = Path(HYP).read_text(encoding="utf-8").splitlines()
     longest = max(len(line) for line in Path(REF).read_text(encoding="utf-8").splitlines())
-    cap = 20 * longest
+    cap = DEFAULT_LINE_CHARS
+    assert cap % longest  # not a multiple of the longest reference line
     long_line = ("wort " * cap)[: cap + 1]
     data = "\n".join([lines[0], long_line, *lines[2:]]) + "\n"
     answer = local.upload("alpha", data.encode())

@@ -22,6 +22,7 @@ from bleucli.server.store.common import (
 )
 from bleucli.server.store.models import Job, TestSet, Version
 from bleucli.server.store.queue import (
+    HEARTBEAT_SECONDS,
     LEASE_SECONDS,
     MAX_ATTEMPTS,
     MAX_PENDING_JOBS,
@@ -31,6 +32,9 @@ from bleucli.server.store.queue import (
     enqueue_once,
     finish,
     finish_job,
+    forget_worker,
+    health,
+    heartbeat,
     job,
     latest_job,
     listing,
@@ -82,7 +86,7 @@ from bleucli.server.store.testsets import (
 )
 
 __all__ = [
-    "LEASE_SECONDS", "MAX_ATTEMPTS", "MAX_PENDING_JOBS", "SESSION_SECONDS", "WORK_PER_HOUR",
+    "HEARTBEAT_SECONDS", "forget_worker", "health", "heartbeat", "LEASE_SECONDS", "MAX_ATTEMPTS", "MAX_PENDING_JOBS", "SESSION_SECONDS", "WORK_PER_HOUR",
     "Identity", "Job", "Refused", "TestSet", "Version", "add_admin_token", "add_submission",
     "add_team", "check_failures", "check_window", "choose_primary", "claim", "close_session",
     "edit_testset", "encode_stats", "enqueue_for_team", "enqueue_once", "finish", "finish_job",

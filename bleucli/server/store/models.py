@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from bleucli.server.store.common import Identity, iso, now, utc
@@ -12,9 +13,18 @@ from bleucli.server.store.common import Identity, iso, now, utc
 if TYPE_CHECKING:
     from bleucli.scoring import ScoringRequest
 
-#: The default cap on a hypothesis line, in multiples of the longest reference line: far
-#: above any real output, far below a file built to exhaust a worker.
-LINE_CAP_FACTOR = 20
+#: The default cap on a hypothesis line (characters): far above a real sentence's output,
+#: far below a file built to exhaust a worker. Fixed, never derived from the references: a
+#: limit computed from the longest hidden line would tell every team that line's length.
+DEFAULT_LINE_CHARS = 5000
+#: The default cap on a run's scoring time (seconds): a real system's 2,000 lines take
+#: well under a minute with COMET on a CPU.
+DEFAULT_SCORING_SECONDS = 600
+#: The default cap on the tokens neural metrics read from a run, per line on average (a
+#: real sentence has 20-60; the models truncate a segment at 512).
+DEFAULT_TOKENS_PER_LINE = 128
+#: The default worker time a team's runs on one set may take in a UTC day (seconds).
+DEFAULT_SCORING_SECONDS_PER_DAY = 1800
 
 
 @dataclass
@@ -35,8 +45,30 @@ class TestSet:
     max_line_chars: int | None = None
     max_resamples: int = 1000
     changes: int = 0
+    max_scoring_seconds: int | None = None
+    max_neural_tokens: int | None = None
+    limit_scoring_seconds_per_day: int | None = None
 
     __test__ = False  # not a pytest class
+
+    @property
+    def line_cap(self) -> int:
+        """The longest hypothesis line (characters) a submission may have."""
+        return self.max_line_chars or DEFAULT_LINE_CHARS
+
+    @property
+    def scoring_seconds(self) -> int:
+        """The most worker time one run may take."""
+        return self.max_scoring_seconds or DEFAULT_SCORING_SECONDS
+
+    @property
+    def scoring_seconds_per_day(self) -> int:
+        """The worker time a team's runs may take in a day."""
+        return self.limit_scoring_seconds_per_day or DEFAULT_SCORING_SECONDS_PER_DAY
+
+    def neural_tokens(self, n_lines: int) -> int:
+        """The most tokens neural metrics may read from one run of ``n_lines`` lines."""
+        return self.max_neural_tokens or DEFAULT_TOKENS_PER_LINE * max(n_lines, 1)
 
     def visible_to(self, who: Identity | None) -> bool:
         """A private set exists only for its owning team (and admins)."""
@@ -79,7 +111,10 @@ class TestSet:
                 "total": self.limit_total,
                 "failures_per_day": self.limit_failures_per_day,
                 "max_resamples": self.max_resamples,
-                "max_line_chars": self.max_line_chars,
+                "max_line_chars": self.line_cap,
+                "max_scoring_seconds": self.scoring_seconds,
+                "max_neural_tokens": self.max_neural_tokens,
+                "scoring_seconds_per_day": self.scoring_seconds_per_day,
             },
         }
 
@@ -90,13 +125,18 @@ def testset_from(row: Any) -> TestSet:
         row.limit_per_day, row.limit_total, row.limit_failures_per_day, bool(row.revealed),
         row.version_id, row.owner_team_id, bool(row.public_badge), row.max_line_chars,
         int(row.max_resamples if row.max_resamples is not None else 1000), int(row.changes or 0),
+        row.max_scoring_seconds, row.max_neural_tokens, row.limit_scoring_seconds_per_day,
     )  # fmt: skip
 
 
 @dataclass
 class Version:
+    """A test set's references and scoring request as of one add-testset run. The request
+    is read on first use: one that no longer loads (a metric plugin uninstalled since)
+    fails the work that needs it, not every page that shows the set."""
+
     id: int
-    request: ScoringRequest
+    request_text: str
     references: list[list[str]]
     references_sha256: list[str]
     source: list[str] | None
@@ -109,11 +149,16 @@ class Version:
     created_at: datetime | None = None
     references_hmac: list[str] | None = None
 
-    def line_cap(self, testset: TestSet) -> int:
-        """The longest hypothesis line (characters) a submission may have."""
-        if testset.max_line_chars is not None:
-            return testset.max_line_chars
-        return LINE_CAP_FACTOR * max(self.longest_line, 1)
+    @cached_property
+    def request(self) -> ScoringRequest:
+        from bleucli.scoring import ScoringRequest
+
+        return ScoringRequest.from_json(self.request_text, f"test set version {self.id}")
+
+    @property
+    def metric_names(self) -> list[str]:
+        """The ``-m`` names of the request, without loading the metrics."""
+        return [str(m.get("name", "?")) for m in json.loads(self.request_text)["metrics"]]
 
 
 def version_from(row: Any) -> Version:
@@ -121,13 +166,11 @@ def version_from(row: Any) -> Version:
     longest = row.longest_line
     if longest is None:
         longest = max((len(line) for ref in references for line in ref), default=0)
-    from bleucli.scoring import ScoringRequest
+    request = row.request
+    if not request:  # before 0004 (the migration converts them; kept for old copies)
+        from bleucli.scoring import ScoringRequest
 
-    request = (
-        ScoringRequest.from_json(row.request, f"test set version {row.id}")
-        if row.request
-        else ScoringRequest.from_args(json.loads(row.args))
-    )
+        request = ScoringRequest.from_args(json.loads(row.args)).dumps()
     return Version(
         row.id,
         request,

@@ -124,15 +124,25 @@ def enqueue_for_team(
 
 def enqueue_once(engine: Any, kind: str, testset_id: int, submission_id: int | None = None) -> int:
     """A job nobody asked for by name (a leaderboard refresh, a report), unless one of its
-    kind for the same set and submission is waiting already: the job's id."""
-    waiting = _waiting(engine, kind, testset_id, submission_id)
+    kind for the same set and submission is waiting already: the job's id. Atomic: the
+    check and the insert happen under the set's row lock (SQLite: the write lock), so 40
+    readers of a stale board at once queue one refresh, not several."""
+    with engine.connect() as connection:  # the common case, without taking a lock
+        waiting = _waiting(connection, kind, testset_id, submission_id)
     if waiting is not None:
         return waiting
     with writing(engine) as connection:
+        if connection.dialect.name == "postgresql":
+            connection.execute(
+                select(t.testsets.c.id).where(t.testsets.c.id == testset_id).with_for_update()
+            )
+        waiting = _waiting(connection, kind, testset_id, submission_id)
+        if waiting is not None:
+            return waiting
         return _enqueue(connection, kind, testset_id, submission_id)
 
 
-def _waiting(engine: Any, kind: str, testset_id: int, submission_id: int | None) -> int | None:
+def _waiting(connection: Any, kind: str, testset_id: int, submission_id: int | None) -> int | None:
     query = select(t.jobs.c.id).where(
         t.jobs.c.kind == kind,
         t.jobs.c.testset_id == testset_id,
@@ -140,8 +150,7 @@ def _waiting(engine: Any, kind: str, testset_id: int, submission_id: int | None)
     )
     if submission_id is not None:
         query = query.where(t.jobs.c.submission_id == submission_id)
-    with engine.connect() as connection:
-        found = connection.execute(query.limit(1)).scalar()
+    found = connection.execute(query.limit(1)).scalar()
     return int(found) if found is not None else None
 
 
@@ -198,10 +207,13 @@ def _queue(job: Job) -> _Queue:
     return SUBMISSIONS if job.kind == "score" else JOBS
 
 
-def claim(engine: Any, worker: str) -> Job | None:
-    """Take the oldest job waiting (jobs first: they are short and someone waits for each),
-    else the oldest submission, or one whose worker's lease ran out (a crashed worker)."""
-    return _claim(engine, worker, JOBS) or _claim(engine, worker, SUBMISSIONS)
+def claim(engine: Any, worker: str, jobs_first: bool = True) -> Job | None:
+    """Take the oldest waiting job of one queue, else of the other (or one whose worker's
+    lease ran out: a crashed worker). A worker alternates which queue it looks at first
+    (``jobs_first``), so neither starves: five teams gating at their cap used to keep a
+    submission waiting a minute behind their gates."""
+    order = (JOBS, SUBMISSIONS) if jobs_first else (SUBMISSIONS, JOBS)
+    return _claim(engine, worker, order[0]) or _claim(engine, worker, order[1])
 
 
 def _claim(engine: Any, worker: str, queue: _Queue) -> Job | None:
@@ -232,19 +244,19 @@ def _claim(engine: Any, worker: str, queue: _Queue) -> Job | None:
                 )
             )
             return None
-        connection.execute(
-            update(table)
-            .where(table.c.id == row.id)
-            .values(
-                status=queue.running,
-                worker=worker,
-                attempts=row.attempts + 1,
-                lease_until=moment + LEASE_SECONDS,
-            )
-        )
+        values = {
+            "status": queue.running, "worker": worker, "attempts": row.attempts + 1,
+            "lease_until": moment + LEASE_SECONDS,
+        }  # fmt: skip
+        version_id = None
+        if queue is SUBMISSIONS:
+            # a run accepted before a new version is scored on the set's current one
+            version_id = _current_version(connection, row.testset_id) or row.version_id
+            values["version_id"] = version_id
+        connection.execute(update(table).where(table.c.id == row.id).values(**values))
     if queue is SUBMISSIONS:
         return Job(
-            row.id, row.attempts + 1, row.testset_id, row.version_id, "score", row.id, row.team_id
+            row.id, row.attempts + 1, row.testset_id, version_id, "score", row.id, row.team_id
         )
     payload = json.loads(row.payload) if row.payload else None
     return Job(
@@ -264,19 +276,40 @@ def renew(engine: Any, job: Job, worker: str) -> bool:
     return bool(done.rowcount)
 
 
-def finish(engine: Any, job: Job, worker: str, values: dict[str, Any]) -> bool:
+def _current_version(connection: Any, testset_id: int) -> int | None:
+    found = connection.execute(
+        select(t.testsets.c.version_id).where(t.testsets.c.id == testset_id)
+    ).scalar()
+    return int(found) if found is not None else None
+
+
+def finish(engine: Any, job: Job, worker: str, values: dict[str, Any]) -> str:
     """Write a submission's outcome in one transaction, only while this worker still holds
     it: it is scored exactly once even if a lease ran out and another worker took it over.
-    A finished run counts as a change of its set's leaderboard (its ``board_change``)."""
+    A finished run counts as a change of its set's leaderboard (its ``board_change``).
+
+    ``"written"``; ``"lost"`` (another worker holds it now); or ``"requeued"``: a new
+    version of the set arrived while it was scored, so it goes back to the queue (the
+    attempt not counted) to be scored on that version -- every run accepted before a
+    version change ends up scored on the current version."""
     data = {key: values.pop(key) for key in ("stats", "resampled") if key in values}
     with writing(engine) as connection:
+        current = _current_version(connection, job.testset_id)
+        if values.get("status") == "scored" and current not in (None, job.version_id):
+            moved = connection.execute(
+                update(t.submissions)
+                .where(SUBMISSIONS.held(job, worker))
+                .values(status="queued", lease_until=None, worker=None,
+                        attempts=job.attempt - 1, version_id=current)
+            )  # fmt: skip
+            return "requeued" if moved.rowcount else "lost"
         done = connection.execute(
             update(t.submissions)
             .where(SUBMISSIONS.held(job, worker))
             .values(finished_at=now(), lease_until=None, **values)
         )
         if not done.rowcount:
-            return False
+            return "lost"
         if data:
             connection.execute(
                 update(t.submission_data)
@@ -290,7 +323,7 @@ def finish(engine: Any, job: Job, worker: str, values: dict[str, Any]) -> bool:
                 .where(t.submissions.c.id == job.id)
                 .values(board_change=change)
             )
-    return True
+    return "written"
 
 
 def finish_job(
@@ -384,3 +417,66 @@ def listing(engine: Any, failed: int = 20) -> list[dict[str, Any]]:
     order = {"running": 0, "scoring": 0, "queued": 1, "failed": 2}
     out.sort(key=lambda r: (order.get(r["status"], 3), r["created"] or ""))
     return out
+
+
+# -- workers alive -----------------------------------------------------------------------------
+
+#: Seconds between a worker's heartbeats; one not seen for three of them counts as gone.
+HEARTBEAT_SECONDS = 2.0
+#: Rows of workers gone this long are removed (seconds).
+FORGET_SECONDS = 3600.0
+
+
+def heartbeat(engine: Any, worker: str, started: float, job: str | None) -> None:
+    """Say this worker is alive (and what it holds); forget workers long gone."""
+    moment = time.time()
+    with writing(engine) as connection:
+        done = connection.execute(
+            update(t.workers).where(t.workers.c.name == worker).values(seen_at=moment, job=job)
+        )
+        if not done.rowcount:
+            connection.execute(
+                insert(t.workers).values(name=worker, started_at=started, seen_at=moment, job=job)
+            )
+        connection.execute(t.workers.delete().where(t.workers.c.seen_at < moment - FORGET_SECONDS))
+
+
+def forget_worker(engine: Any, worker: str) -> None:
+    with writing(engine) as connection:
+        connection.execute(t.workers.delete().where(t.workers.c.name == worker))
+
+
+def health(engine: Any) -> dict[str, Any]:
+    """What ``/api/v1/health`` says: workers seen lately (and busy), and the queue -- how
+    many runs wait, how long the oldest has waited."""
+    moment = time.time()
+    alive_since = moment - 3 * HEARTBEAT_SECONDS
+    with engine.connect() as connection:
+        workers = connection.execute(
+            select(t.workers.c.name, t.workers.c.job).where(t.workers.c.seen_at >= alive_since)
+        ).all()
+        counts = dict(
+            connection.execute(
+                select(t.submissions.c.status, func.count())
+                .where(t.submissions.c.status.in_(("queued", "scoring")))
+                .group_by(t.submissions.c.status)
+            ).all()
+        )
+        oldest = connection.execute(
+            select(func.min(t.submissions.c.created_at)).where(t.submissions.c.status == "queued")
+        ).scalar()
+        jobs = connection.execute(
+            select(func.count()).where(t.jobs.c.status == "queued")
+        ).scalar_one()
+    waited = None
+    if oldest is not None:
+        waited = round(max(0.0, (now() - (utc(oldest) or now())).total_seconds()), 1)
+    return {
+        "workers": {"alive": len(workers), "busy": sum(1 for w in workers if w.job)},
+        "queue": {
+            "queued": int(counts.get("queued", 0)),
+            "scoring": int(counts.get("scoring", 0)),
+            "jobs_queued": int(jobs),
+            "oldest_queued_seconds": waited,
+        },
+    }

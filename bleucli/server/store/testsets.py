@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 EDITABLE = (
     "visibility", "opens_at", "closes_at", "limit_per_day", "limit_total",
     "limit_failures_per_day", "owner_team_id", "public_badge", "max_line_chars", "max_resamples",
+    "max_scoring_seconds", "max_neural_tokens", "limit_scoring_seconds_per_day",
 )  # fmt: skip
 DEFAULTS = {
     "visibility": "blind",
@@ -100,7 +101,7 @@ def save_testset(
                 else None
             )
             if current is not None and (
-                _request_of(current) == request
+                _same_request(current, request)
                 and json.loads(current.references_sha256) == references_sha256
                 and current.public_fraction == public_fraction
                 and current.source == source_text
@@ -131,6 +132,16 @@ def save_testset(
 
             queue_rescoring(connection, testset_id, previous, version_id)
     return testset_id, outcome
+
+
+def _same_request(row: Any, request: ScoringRequest) -> bool:
+    """Whether a stored version has ``request`` (one that no longer loads has not)."""
+    from bleucli.errors import BleucliError
+
+    try:
+        return _request_of(row) == request
+    except BleucliError:
+        return False
 
 
 def _request_of(row: Any) -> ScoringRequest:

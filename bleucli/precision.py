@@ -1,0 +1,114 @@
+"""How many decimals a score is shown with: each metric its own. BLEU, chrF and TER live on
+0-100 and follow ``-w`` (SacreBLEU's default: one decimal); COMET, CometKiwi and xCOMET live
+on 0-1 and need four decimals to tell systems apart, MetricX (0-25) two; scores bleucli does
+not compute (external segment scores) get four, since their scale is unknown. ``-w N`` sets
+the 0-100 metrics, ``-w comet=4`` one metric by its ``-m`` name.
+
+Every front end (tables, JSON, the server's boards and receipts, reports) asks
+:meth:`Precision.decimals` with a score's name, so one number reads the same everywhere,
+and :func:`shown` renders it without a negative zero (a BLEU-100 run's COMET of -0.00001
+reads 0.0000, not -0.0000)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from bleucli.errors import UsageError
+
+#: Decimals a score may be printed with (``-w``).
+WIDTH_RANGE = (0, 30)
+#: Decimals of a score no registered metric names (external segment scores).
+UNKNOWN_DECIMALS = 4
+
+
+def check_width(value: Any, what: str = "-w/--width") -> int:
+    """A number of decimals within :data:`WIDTH_RANGE` (booleans and text refused)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UsageError(f"{what}: {value!r} is not a whole number")
+    if not WIDTH_RANGE[0] <= value <= WIDTH_RANGE[1]:
+        raise UsageError(
+            f"{what} must be between {WIDTH_RANGE[0]} and {WIDTH_RANGE[1]}, got {value}"
+        )
+    return value
+
+
+@lru_cache(maxsize=256)
+def metric_key(name: str) -> str | None:
+    """The ``-m`` name of the metric a score's name belongs to (``chrF2++`` -> ``chrf``,
+    ``MetricX-24`` -> ``metricx24``); None when no registered metric claims it."""
+    from bleucli.metrics import available_metrics, metric_class
+
+    lowered = name.lower()
+    if lowered in available_metrics():
+        return lowered
+    for key in available_metrics():
+        try:
+            cls = metric_class(key)
+        except Exception:  # noqa: BLE001 - an uninstalled plugin names no score
+            continue
+        if cls.names_signature(name):
+            return key
+    return None
+
+
+@lru_cache(maxsize=256)
+def own_decimals(name: str) -> int | None:
+    """The decimals a metric declares for its scores (None: it follows ``-w``)."""
+    from bleucli.metrics import metric_class
+
+    key = metric_key(name)
+    if key is None:
+        return UNKNOWN_DECIMALS
+    return metric_class(key).decimals
+
+
+@dataclass(frozen=True)
+class Precision:
+    """``-w``: the decimals of the metrics that follow it (``width``) and per-metric
+    overrides by ``-m`` name (``per_metric``: ``-w comet=6``)."""
+
+    width: int = 1
+    per_metric: tuple[tuple[str, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        check_width(self.width)
+        for key, value in self.per_metric:
+            check_width(value, f"-w {key}=")
+
+    @classmethod
+    def of(cls, width: int | Precision, per_metric: Mapping[str, int] | None = None) -> Precision:
+        if isinstance(width, Precision):
+            return width
+        return cls(width, tuple(sorted((per_metric or {}).items())))
+
+    def decimals(self, name: str) -> int:
+        """Decimals for a score named ``name`` (a display name or an ``-m`` name)."""
+        given = dict(self.per_metric)
+        if given:
+            key = metric_key(name) or name.lower()
+            if key in given:
+                return given[key]
+        own = own_decimals(name)
+        return self.width if own is None else own
+
+
+def decimals(width: int | Precision, name: str) -> int:
+    """Decimals for ``name`` under ``width`` (an int: every metric that follows ``-w``
+    gets it, the others their own)."""
+    return Precision.of(width).decimals(name)
+
+
+def rounded(value: float, places: int) -> float:
+    """``value`` rounded to ``places``, never a negative zero."""
+    return round(float(value), places) + 0.0
+
+
+def shown(value: float, places: int) -> str:
+    """``value`` as text with ``places`` decimals, never ``-0.0``."""
+    text = f"{float(value):.{places}f}"
+    if text.startswith("-") and not text.strip("-0."):
+        return text[1:]
+    return text
