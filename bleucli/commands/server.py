@@ -201,7 +201,9 @@ def _describe(key: str, value: Any) -> str:
 
 def add_team(url: str, name: str) -> str:
     from bleucli.server import store
+    from bleucli.server.names import normalised
 
+    name = normalised(name)
     token = store.add_team(_ready(url), name)
     return f"team {name} created; its token (shown once, keep it secret):\n{token}"
 
@@ -265,26 +267,26 @@ def queue(url: str, fmt: str) -> str:
     if not rows:
         return "the queue is empty: nothing waiting, running or failed"
     table = [
-        [row["kind"], row["id"], row["testset"], row["team"] or "-", row["name"] or "-", row["status"],
-         row["attempts"], row["worker"] or "-",
+        [row["kind"], row["id"], printable(row["testset"]), printable(row["team"] or "-"),
+         printable(row["name"] or "-"), row["status"], row["attempts"],
+         printable(row["worker"] or "-"),
          "-" if row["lease_left"] is None else f"{row['lease_left']:g} s", row["created"],
-         (row["error"] or "")[:80]]
+         printable((row["error"] or "")[:80])]
         for row in rows
     ]  # fmt: skip
-    return tabulate(
-        table,
-        [
-            "kind",
-            "id",
-            "test set",
-            "team",
-            "status",
-            "attempts",
-            "worker",
-            "lease",
-            "created",
-            "error",
-        ],
+    header = ["kind", "id", "test set", "team", "name", "status", "attempts", "worker", "lease",
+              "created", "error"]  # fmt: skip
+    return tabulate(table, header)
+
+
+def printable(text: str) -> str:
+    """``text`` safe for the organiser's terminal: control characters (an ESC sequence in a
+    submission's name would rewrite the screen) and lone surrogates as escapes."""
+    return "".join(
+        char
+        if char.isprintable() and not 0xD800 <= ord(char) <= 0xDFFF
+        else char.encode("unicode_escape", "backslashreplace").decode("ascii")
+        for char in str(text)
     )
 
 
@@ -425,6 +427,9 @@ class Supervisor:
                     continue
                 if self.stopping.is_set():
                     return
+                if child.returncode == 0:  # asked to stop (SIGTERM to the group): not a death
+                    self.children[slot] = None
+                    continue
                 lived = time.monotonic() - self.started[slot]
                 code = child.returncode
                 how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"

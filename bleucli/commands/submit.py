@@ -35,43 +35,60 @@ def _answer(response: Any) -> dict[str, Any]:
     return document  # type: ignore[return-value]
 
 
-#: Attempts at an upload before giving up on a server that does not answer (each retry sends
-#: the same Idempotency-Key, so a retry of an upload the server did store returns it).
-UPLOAD_ATTEMPTS = 4
+#: How long an upload (or a poll) keeps retrying a server that does not answer, or answers
+#: that it cannot now (502, 503 while its database restarts, 504), in seconds. Each retry
+#: of an upload sends the same Idempotency-Key, so a retry of an upload the server did
+#: store returns it.
+PATIENCE = 120.0
 RETRY_STATUSES = (502, 503, 504)
+
+
+def _retry_wait(response: Any, attempt: int) -> float:
+    """Seconds before the next attempt: the server's Retry-After (capped), else backoff."""
+    advised = response.headers.get("retry-after", "") if response is not None else ""
+    if advised.isdigit():
+        return min(float(advised), 30.0)
+    return min(0.5 * 2**attempt, 8.0)
+
+
+def _request(method: str, url: str, timeout: float = 120, **kwargs: Any) -> Any:
+    """An HTTP request, retried for :data:`PATIENCE` seconds on a dropped connection or a
+    gateway or outage answer; the last answer (or error) once that runs out."""
+    import requests
+
+    deadline = time.monotonic() + PATIENCE
+    attempt = 0
+    while True:
+        response = None
+        try:
+            response = requests.request(method, url, timeout=timeout, **kwargs)
+        except (requests.ConnectionError, requests.Timeout):
+            if time.monotonic() > deadline:
+                raise
+        else:
+            if response.status_code not in RETRY_STATUSES or time.monotonic() > deadline:
+                return response
+        time.sleep(_retry_wait(response, attempt))
+        attempt += 1
 
 
 def _upload(
     url: str, headers: dict[str, str], fields: dict[str, Any], files: dict[str, Any]
 ) -> Any:
-    """POST an upload, retrying on a dropped connection or a gateway error with one
-    Idempotency-Key: the server answers a retry with the submission it already made."""
+    """POST an upload, retrying on a dropped connection or a gateway or outage answer with
+    one Idempotency-Key: the server answers a retry with the submission it already made."""
     import uuid
 
-    import requests
-
     keyed = {**headers, "Idempotency-Key": str(uuid.uuid4())}
-    for attempt in range(UPLOAD_ATTEMPTS):
-        try:
-            response = requests.post(url, headers=keyed, data=fields, files=files, timeout=120)
-        except (requests.ConnectionError, requests.Timeout):
-            if attempt == UPLOAD_ATTEMPTS - 1:
-                raise
-        else:
-            if response.status_code not in RETRY_STATUSES or attempt == UPLOAD_ATTEMPTS - 1:
-                return response
-        time.sleep(min(0.5 * 2**attempt, 4.0))
-    raise AssertionError("unreachable")  # pragma: no cover
+    return _request("POST", url, headers=keyed, data=fields, files=files)
 
 
 def _poll(
     url: str, headers: dict[str, str], done: tuple[str, ...], timeout: float, what: str
 ) -> dict[str, Any]:
-    import requests
-
     deadline = time.monotonic() + timeout
     while True:
-        state = _answer(requests.get(url, headers=headers, timeout=60))
+        state = _answer(_request("GET", url, headers=headers, timeout=60))
         if state["status"] in done:
             return state
         if time.monotonic() > deadline:

@@ -21,8 +21,17 @@ from bleucli.server.access import (
     visible_testset,
 )
 from bleucli.server.auth import caller, required
-from bleucli.server.http import Problem, engine_of, json_body, limited_body, parse_id, problem_from
-from bleucli.server.present import csv_text, segment_scores, submission_document
+from bleucli.server.http import (
+    FORM_LIMIT,
+    Problem,
+    check_text,
+    engine_of,
+    json_body,
+    limited_body,
+    parse_id,
+    problem_from,
+)
+from bleucli.server.present import csv_text, segment_scores, submission_document, team_time
 
 #: Characters of an Idempotency-Key (printable ASCII, as the IETF draft's examples use).
 MAX_KEY = 200
@@ -30,6 +39,10 @@ MAX_KEY = 200
 
 def check_series(series: Any, labels: Any) -> tuple[str | None, dict[str, str]]:
     """A series name and ``key=value`` labels as the API takes them."""
+    check_text(series, "series")
+    for item in labels.items() if isinstance(labels, dict) else labels or []:
+        for part in item if isinstance(item, tuple) else (item,):
+            check_text(part, "label")
     if series is not None and (
         not isinstance(series, str) or not 0 < len(series) <= 100 or "/" in series
     ):
@@ -80,6 +93,8 @@ def accept(
 
     if who.team_id is None:
         raise Problem(403, "admin tokens do not submit; use a team's token")
+    check_text(testset_name, "testset")
+    check_text(name, "name")
     engine = engine_of(request)
     testset = visible_testset(request, testset_name)
     if testset.version_id is None:
@@ -188,7 +203,7 @@ def submissions(request: Request) -> Response:
                 "id": row.id, "testset": row.testset, "version": row.version_number,
                 "team": row.team, "name": row.name, "status": row.status, "scores": scores,
                 "primary": bool(row.primary_choice), "rescore_of": row.rescore_of,
-                "submitted": store.iso(row.created_at),
+                "submitted": team_time(sets[row.testset_id], row.created_at),
             }
         )  # fmt: skip
     return JSONResponse(out)
@@ -294,7 +309,7 @@ def queue_gate(request: Request, options: Any) -> dict[str, Any]:
 async def gate(request: Request) -> Response:
     """Queue the server-side gate of a scored run (server/gate.py): 202 and the job to poll."""
     await run_in_threadpool(own_submission, request, request.path_params["id"])
-    options = json_body(await limited_body(request), {})
+    options = json_body(await limited_body(request, FORM_LIMIT), {})
     answer = await run_in_threadpool(queue_gate, request, options)
     return JSONResponse(answer, status_code=202, headers={"Location": answer["url"]})
 

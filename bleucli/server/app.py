@@ -13,7 +13,13 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route
 
-from bleucli.server.http import DEFAULT_MAX_UPLOAD, CatchErrors, Problem, SecurityHeaders
+from bleucli.server.http import (
+    DEFAULT_MAX_UPLOAD,
+    CatchErrors,
+    PlainAddresses,
+    Problem,
+    SecurityHeaders,
+)
 
 __all__ = ["DEFAULT_MAX_UPLOAD", "create_app"]
 
@@ -33,7 +39,11 @@ def create_app(url: str, max_upload: int = DEFAULT_MAX_UPLOAD) -> Starlette:
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(SecurityHeaders), Middleware(CatchErrors)],
+        middleware=[
+            Middleware(SecurityHeaders),
+            Middleware(CatchErrors),
+            Middleware(PlainAddresses),
+        ],
         exception_handlers={Problem: on_problem, HTTPException: on_http},
     )
     app.state.engine = connect(url)

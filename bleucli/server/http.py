@@ -136,6 +136,63 @@ def _log_outage(scope: Any, err: BaseException) -> None:
                     scope.get("method"), scope.get("path"), first)  # fmt: skip
 
 
+def text_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a name, a label or part of an address: a NUL or another
+    control character (PostgreSQL refuses NUL in text; an ESC sequence rewrites an
+    organiser's terminal), or a lone surrogate (not Unicode: no database stores it)."""
+    for position, char in enumerate(value, 1):
+        code = ord(char)
+        if 0xD800 <= code <= 0xDFFF:
+            return f"character {position} is a lone surrogate ({char!a})"
+        if code < 0x20 or 0x7F <= code < 0xA0:
+            return f"character {position} is a control character ({char!a})"
+    return None
+
+
+def check_text(value: Any, what: str) -> None:
+    """Refuse (400) a text field that cannot be stored or shown (see :func:`text_problem`)."""
+    if isinstance(value, str):
+        reason = text_problem(value)
+        if reason is not None:
+            raise Problem(400, f"{what}: {reason}; send plain text")
+
+
+class PlainAddresses:
+    """ASGI middleware refusing an address whose path or query holds what no name can
+    (a NUL, a control character, a lone surrogate): 404 for a path (no such thing exists),
+    400 for a query -- before any route reaches the database with it."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            from urllib.parse import parse_qsl
+
+            status, reason = 0, None
+            path_reason = text_problem(scope.get("path", ""))
+            if path_reason is not None:
+                status, reason = 404, f"no such page: the address' {path_reason}"
+            else:
+                query = scope.get("query_string", b"").decode("latin-1")
+                for key, value in parse_qsl(query, keep_blank_values=True):
+                    found = text_problem(key) or text_problem(value)
+                    if found is not None:
+                        status, reason = 400, f"query parameter {key[:40]!a}: {found}"
+                        break
+            if status:
+                response: Response
+                if scope.get("path", "").startswith("/api/"):
+                    response = JSONResponse({"error": reason}, status_code=status)
+                else:
+                    response = HTMLResponse(
+                        f"<!DOCTYPE html><title>error</title><p>{reason}</p>", status_code=status
+                    )
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def engine_of(request: Request) -> Any:
     return request.app.state.engine
 
@@ -151,9 +208,15 @@ def parse_id(text: str, what: str = "submission") -> int:
     raise Problem(404, f"no {what} {text[:40]}")
 
 
-async def limited_body(request: Request) -> bytes:
-    """The request body, refused with 413 past the upload limit (read no further)."""
-    limit = request.app.state.max_upload
+#: The largest body of a request that carries no file (a sign-in, a form button, a gate's
+#: options): a few fields. Anything longer is refused before it is read.
+FORM_LIMIT = 16 * 1024
+
+
+async def limited_body(request: Request, limit: int | None = None) -> bytes:
+    """The request body, refused with 413 past ``limit`` (default: the upload limit;
+    :data:`FORM_LIMIT` for requests without a file) -- read no further."""
+    limit = limit or request.app.state.max_upload
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > limit:
         raise Problem(413, f"the upload is larger than the server's limit of {limit} bytes")
@@ -179,8 +242,9 @@ def json_body(body: bytes, default: Any = None) -> Any:
 
 
 async def form_of(request: Request, files: int = 0) -> Any:
-    """A form body (within the upload limit); malformed ones are a 400."""
-    await limited_body(request)
+    """A form body (within the upload limit with ``files``, else :data:`FORM_LIMIT`);
+    malformed ones are a 400."""
+    await limited_body(request, None if files else FORM_LIMIT)
     try:
         return await request.form(max_files=files or 1000, max_fields=20)
     except Exception as err:  # noqa: BLE001 - python-multipart's errors vary by version

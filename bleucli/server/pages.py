@@ -118,9 +118,17 @@ def report(request: Request) -> Response:
     return render(request, "report.html", row=row, failed=None)
 
 
+async def signed_in_form(request: Request) -> Any:
+    """The form of a signed-in page's button: the session checked before a byte of the
+    body is read (an anonymous 20 MB post is refused at once, unread)."""
+    if await run_in_threadpool(page_session, request) is None:
+        raise Problem(401, "sign in first (/signin)")
+    return await form_of(request)
+
+
 async def primary(request: Request) -> Response:
     """The submission page's "make primary" form."""
-    form = await form_of(request)
+    form = await signed_in_form(request)
 
     def choose() -> int:
         checked_form(request, form)
@@ -161,7 +169,7 @@ async def signin(request: Request) -> Response:
 
 
 async def signout(request: Request) -> Response:
-    form = await form_of(request)
+    form = await signed_in_form(request)
 
     def sign_out() -> Response:
         checked_form(request, form)
@@ -219,8 +227,14 @@ def series_page(request: Request) -> Response:
         request, "series.html", testset=found, series=series, runs=documents,
         figure=svg(documents, metrics), metrics=metrics, table=listed[::-1],
         baseline=promoted[-1] if promoted else None,
-        precision=precision_of(engine_of(request), found),
+        precision=precision_of(engine_of(request), found), team=series_team(request),
     )  # fmt: skip
+
+
+def series_team(request: Request) -> str:
+    """The team whose series a page shows (an admin names it with ``?team=``)."""
+    who = caller(request)
+    return (who.team if who and who.team else None) or request.query_params.get("team", "")
 
 
 def badge(request: Request) -> Response:

@@ -65,9 +65,20 @@ def submission_document(engine: Any, testset: TestSet, row: Any) -> dict[str, An
         "primary": bool(row.primary_choice),
         "rescore_of": row.rescore_of,
         "leaderboard": board,
-        "submitted": store.iso(row.created_at),
-        "finished": store.iso(row.finished_at),
+        "submitted": team_time(testset, row.created_at),
+        "finished": team_time(testset, row.finished_at),
     }
+
+
+def team_time(testset: TestSet, moment: Any) -> str | None:
+    """A run's time as a team reads it: on a blind set to the minute only (seconds would
+    time the scoring, and how long a run took must say nothing about the references)."""
+    from bleucli.server import store
+
+    moment = store.utc(moment)
+    if moment is not None and testset.blind:
+        moment = moment.replace(second=0, microsecond=0)
+    return store.iso(moment)
 
 
 def segment_scores(engine: Any, row: Any) -> dict[str, list[float]]:
@@ -90,10 +101,13 @@ def segment_scores(engine: Any, row: Any) -> dict[str, list[float]]:
 
 
 def csv_cell(value: Any) -> Any:
-    """A CSV cell that a spreadsheet shows as text: a string starting with ``= + - @``, a
-    tab or a carriage return would be read as a formula, so it gets a leading quote.
+    """A CSV cell that a spreadsheet shows as text: a string whose first character after
+    any spaces, tabs and line breaks is ``= + - @`` (spreadsheets skip the blanks and read
+    a formula), or that starts with a tab or a carriage return, gets a leading quote.
     Numbers are left as they are."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+    if isinstance(value, str) and (
+        value[:1] in ("\t", "\r") or value.lstrip(" \t\r\n")[:1] in ("=", "+", "-", "@")
+    ):
         return "'" + value
     return value
 

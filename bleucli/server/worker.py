@@ -201,7 +201,7 @@ def check_neural_tokens(version: store.Version, testset: store.TestSet, lines: l
         tokens = built.count_tokens(lines)
         if tokens > cap:
             raise InputError(
-                f"the hypothesis has {tokens:,} {metric.name} tokens, over this test set's "
+                f"the hypothesis has {tokens:,} {cls.name} tokens, over this test set's "
                 f"limit of {cap:,} per run"
             )
 

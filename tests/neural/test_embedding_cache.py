@@ -176,3 +176,46 @@ def test_100k_segments_stream(toys, monkeypatch, tmp_path) -> None:
     scores = model.predict(_distinct(100_000), batch_size=64).scores
     assert len(scores) == 100_000 and all(s == s for s in scores)
     assert max(sizes) <= embeddings.MEMORY_ENTRIES
+
+
+def test_the_disk_store_is_private_and_its_keys_are_not_hashes_of_the_text(toys) -> None:
+    """A reference line's plain SHA-256 in a world-readable file let any local user confirm
+    a guessed line: the folder and files are the owner's alone, and keys are HMACs under a
+    secret of the cache."""
+    import hashlib
+    import stat
+
+    from bleucli.neural.embeddings import KEY_SCHEME, SECRET_FILE
+
+    model = fresh_model(toys)
+    texts = columns()
+    model.predict(texts, batch_size=8)
+    path = model.store.path
+    assert path is not None and path.is_file()
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    for candidate in (path, path.parent / SECRET_FILE, path.with_name(path.name + "-wal")):
+        if candidate.exists():
+            assert stat.S_IMODE(candidate.stat().st_mode) == 0o600, candidate
+    with sqlite3.connect(path) as db:
+        keys = {row[0] for row in db.execute("SELECT k FROM e")}
+        assert db.execute("SELECT v FROM meta WHERE k = 'keys'").fetchone()[0] == KEY_SCHEME
+    plain = {hashlib.sha256(t.encode()).digest() for column in texts.values() for t in column}
+    assert keys and not keys & plain
+
+
+def test_a_store_of_plain_hashes_is_emptied_not_read(toys) -> None:
+    """A cache an earlier bleucli wrote (bare SHA-256 keys) is dropped on first use."""
+    import hashlib
+
+    model = fresh_model(toys)
+    path = model.store.path
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if path.exists():
+        path.unlink()
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE e (k BLOB PRIMARY KEY, v BLOB NOT NULL)")
+        db.execute("INSERT INTO e VALUES (?, ?)", (hashlib.sha256(b"x").digest(), b"\0" * 4))
+    model.predict(columns(), batch_size=8)
+    with sqlite3.connect(path) as db:
+        keys = {row[0] for row in db.execute("SELECT k FROM e")}
+    assert hashlib.sha256(b"x").digest() not in keys and keys

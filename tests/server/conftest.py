@@ -49,49 +49,72 @@ def _as_postgres(args: list[str], **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run(args, capture_output=True, text=True, timeout=120, **kwargs)
 
 
+class PostgresCluster:
+    """A PostgreSQL server of the tests' own, in a temporary folder (Debian's programs, run
+    as the ``postgres`` user): started, stopped and started again on the same port (the
+    outage tests stop it under load)."""
+
+    def __init__(self) -> None:
+        import tempfile
+
+        programs = _pg_programs()
+        if programs is None:
+            pytest.skip("PostgreSQL is not installed (Debian's postgresql; .ci/run installs it)")
+        if os.geteuid() == 0:
+            import pwd
+
+            try:
+                user = pwd.getpwnam("postgres")
+            except KeyError:
+                pytest.skip("no postgres user to run PostgreSQL as")
+        self.programs = programs
+        self.folder = Path(
+            tempfile.mkdtemp(prefix="bleucli-pg-")
+        )  # under /tmp: postgres reaches it
+        self.data = self.folder / "data"
+        if os.geteuid() == 0:
+            os.chown(self.folder, user.pw_uid, user.pw_gid)
+        self.port = free_port()
+        init = _as_postgres(
+            [str(programs / "initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres",
+             "-E", "UTF8"]
+        )  # fmt: skip
+        if init.returncode != 0:
+            pytest.skip(f"initdb failed: {init.stderr.strip()[-300:]}")
+        self.url = f"postgresql://postgres@127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        # fsync off: the tests' clusters are thrown away, and a commit's durability on a
+        # machine crash is PostgreSQL's to prove, not ours (it made each test wait on disk)
+        started = _as_postgres(
+            [
+                str(self.programs / "pg_ctl"), "-D", str(self.data), "-l",
+                str(self.folder / "server.log"), "-w", "-t", "60",
+                "-o", f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 "
+                "-c fsync=off -c synchronous_commit=off -c max_connections=200",
+                "start",
+            ]
+        )  # fmt: skip
+        if started.returncode != 0:
+            pytest.skip(f"PostgreSQL did not start: {started.stderr.strip()[-300:]}")
+
+    def stop(self, mode: str = "fast") -> None:
+        _as_postgres([str(self.programs / "pg_ctl"), "-D", str(self.data), "-m", mode, "stop"])
+
+    def remove(self) -> None:
+        self.stop("immediate")
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[str]:
     """A PostgreSQL server for this session: its base URL (``postgresql://postgres@...``)."""
-    programs = _pg_programs()
-    if programs is None:
-        pytest.skip("PostgreSQL is not installed (Debian's postgresql; .ci/run installs it)")
-    if os.geteuid() == 0:
-        try:
-            import pwd
-
-            pwd.getpwnam("postgres")
-        except KeyError:
-            pytest.skip("no postgres user to run PostgreSQL as")
-    import tempfile
-
-    folder = Path(tempfile.mkdtemp(prefix="bleucli-pg-"))  # under /tmp: postgres reaches it
-    data = folder / "data"
-    if os.geteuid() == 0:
-        import pwd
-
-        user = pwd.getpwnam("postgres")
-        os.chown(folder, user.pw_uid, user.pw_gid)
-    port = free_port()
-    init = _as_postgres(
-        [str(programs / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "-E", "UTF8"]
-    )
-    if init.returncode != 0:
-        pytest.skip(f"initdb failed: {init.stderr.strip()[-300:]}")
-    log = folder / "server.log"
-    start = _as_postgres(
-        [
-            str(programs / "pg_ctl"), "-D", str(data), "-l", str(log), "-w", "-t", "60",
-            "-o", f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=on -c max_connections=200",
-            "start",
-        ]
-    )  # fmt: skip
-    if start.returncode != 0:
-        pytest.skip(f"PostgreSQL did not start: {start.stderr.strip()[-300:]}")
+    cluster = PostgresCluster()
+    cluster.start()
     try:
-        yield f"postgresql://postgres@127.0.0.1:{port}"
+        yield cluster.url
     finally:
-        _as_postgres([str(programs / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"])
-        shutil.rmtree(folder, ignore_errors=True)
+        cluster.remove()
 
 
 _counter = itertools.count()

@@ -112,3 +112,116 @@ def test_a_gpu_worker_is_refused_where_there_is_none(tmp_path) -> None:
         proc.stderr.strip()
         == "bleucli: error: device 'cuda:0': no CUDA device is available here; use cpu"
     )
+
+
+@pytest.fixture
+def blind_neural(db_url, tmp_path, toy) -> Local:
+    with in_process(db_url, tmp_path, ("alpha", "beta", "gamma"), "-m", "comet", "bleu",
+                    "--comet-model", str(toy), source=SRC, limit_per_day=50) as task:  # fmt: skip
+        yield task
+
+
+def _encoded_rows(monkeypatch) -> list[int]:
+    """Rows the COMET encoder runs on, call by call."""
+    from bleucli.neural.models import SentenceEmbeddingModel
+
+    rows: list[int] = []
+    original = SentenceEmbeddingModel._encode_ids
+
+    def counting(self, sequences, length=None):
+        rows.append(len(sequences))
+        return original(self, sequences, length)
+
+    monkeypatch.setattr(SentenceEmbeddingModel, "_encode_ids", counting)
+    return rows
+
+
+def test_a_blind_runs_work_does_not_depend_on_what_it_shares_with_the_references(
+    blind_neural: Local, monkeypatch
+) -> None:
+    """The timing probe: a run whose lines equal the hidden references, one with half of
+    them equal, one with none, and one equal to another team's run each encode every one
+    of their lines (the shared cache used to skip the lines it held: 0.5 s with all lines
+    equal, 11 s with none, and a team counted its exact matches by polling its status)."""
+    references = _lines(REF)
+    hypotheses = _lines(HYP)
+    blind_neural.scored("gamma", HYP)  # the set's sources and references are encoded now
+    rows = _encoded_rows(monkeypatch)
+    probes = {
+        "all equal": references,
+        "half equal": [r if k % 2 else h for k, (r, h) in enumerate(zip(references, hypotheses))],
+        "another team's": hypotheses,
+    }
+    encoded = {}
+    for team, (what, lines) in zip(("alpha", "beta", "alpha"), probes.items()):
+        rows.clear()
+        blind_neural.scored(team, ("\n".join(lines) + "\n").encode())
+        encoded[what] = sum(rows)
+    for what, lines in probes.items():
+        assert encoded[what] == len(set(lines)), (what, encoded)
+
+
+def test_a_comet_board_shows_four_decimals_and_ties_as_ties(blind_neural: Local) -> None:
+    runs = {"alpha": HYP, "beta": HYP2, "gamma": REF}
+    expected = {}
+    for team, path in runs.items():
+        state = blind_neural.scored(team, path)
+        comet = next(e for e in state["result"] if e["name"] == "COMET")
+        expected[team] = comet["score"]
+        assert comet["score"] == round(comet["score"], 4) and comet["score"] != round(
+            comet["score"], 1
+        )
+        receipt = next(e for e in state["receipt"]["result"] if e["name"] == "COMET")
+        assert receipt["score"] == comet["score"]
+    blind_neural.drain()
+    board = blind_neural.client.get("/api/v1/leaderboards/news").json()
+    assert board["ranked_by"] == "COMET" and board["decimals"]["COMET"] == 4
+    shown = {row["team"]: row["scores"]["COMET"] for row in board["rows"]}
+    assert shown == expected
+    order = [row["team"] for row in board["rows"]]
+    assert order == sorted(shown, key=lambda t: (-shown[t], t))
+    page = blind_neural.client.get("/testsets/news").text
+    for value in shown.values():
+        assert f"{value:.4f}" in page
+    assert "-0.0" not in page  # the run equal to the references (BLEU 100) shows no -0.0
+
+
+def test_neural_work_is_bounded_in_tokens_and_time(db_url, tmp_path, toy, monkeypatch) -> None:
+    import time as clock
+
+    from bleucli.neural.models import SentenceEmbeddingModel
+
+    released = []
+    monkeypatch.setattr("bleucli.neural.runtime.release_memory", lambda: released.append(1))
+    with in_process(db_url, tmp_path, ("alpha",), "-m", "comet", "bleu", "--comet-model",
+                    str(toy), source=SRC, limit_per_day=50, max_neural_tokens=200,
+                    max_scoring_seconds=1) as task:  # fmt: skip
+        long_lines = ["wort " * 60] * len(_lines(REF))
+        answer = task.upload("alpha", ("\n".join(long_lines) + "\n").encode())
+        task.drain()
+        state = task.client.get(
+            f"/api/v1/submissions/{answer.json()['id']}", headers=task.auth("alpha")
+        ).json()
+        assert state["status"] == "failed"
+        assert "COMET tokens, over this test set's limit of 200 per run" in state["error"]
+        # within the tokens, but slower than the set allows (an encoder made slow)
+        from bleucli.commands.server import edit_testset
+
+        edit_testset(task.db, "news", {"max_neural_tokens": 100_000})
+        original = SentenceEmbeddingModel._encode_ids
+
+        def slow(self, sequences, length=None):
+            clock.sleep(0.3)
+            return original(self, sequences, length)
+
+        monkeypatch.setattr(SentenceEmbeddingModel, "_encode_ids", slow)
+        answer = task.upload("alpha", HYP2)
+        task.drain()
+        state = task.client.get(
+            f"/api/v1/submissions/{answer.json()['id']}", headers=task.auth("alpha")
+        ).json()
+        assert state["status"] == "failed", state
+        assert "took longer than the 1 s a run may take" in state["error"]
+        assert released  # memory given back after neural runs
+        monkeypatch.setattr(SentenceEmbeddingModel, "_encode_ids", original)
+        assert task.scored("alpha", HYP)["status"] == "scored"  # the worker went on

@@ -116,6 +116,18 @@ def add_submission(
         ).scalar_one()
         if today >= testset.limit_per_day:
             raise _daily_limit(f"{today} submissions to {testset.name} today", start, moment)
+        spent = connection.execute(
+            select(func.coalesce(func.sum(t.submissions.c.scoring_seconds), 0.0)).where(
+                mine, t.submissions.c.created_at >= start
+            )
+        ).scalar_one()
+        if float(spent) >= testset.scoring_seconds_per_day:
+            raise _daily_limit(
+                f"your runs on {testset.name} took {float(spent):,.0f} s of worker time today "
+                f"(limit {testset.scoring_seconds_per_day:,} s)",
+                start,
+                moment,
+            )
         submission_id = _insert(
             connection, testset.id, testset.version_id, team_id, name, digest, hypothesis,
             series=series, labels=json.dumps(labels or {}, ensure_ascii=False),

@@ -19,14 +19,14 @@ SESSION_SECONDS = 7 * 24 * 3600
 
 
 def add_team(engine: Any, name: str) -> str:
-    """Create a team and its token (returned once; only its hash is kept)."""
-    if not name.strip():
-        raise ConfigError("a team needs a name")
+    """Create a team and its token (returned once; only its hash is kept). The name is
+    normalised and refused when it reads like an existing team's (:mod:`..names`)."""
+    from bleucli.server.names import check_new
+
     token = new_token()
     with writing(engine) as connection:
-        exists = connection.execute(select(t.teams.c.id).where(t.teams.c.name == name)).first()
-        if exists:
-            raise ConfigError(f"a team named {name!r} exists already")
+        existing = [row[0] for row in connection.execute(select(t.teams.c.name)).all()]
+        name = check_new(name, existing)
         team_id = connection.execute(
             insert(t.teams).values(name=name, created_at=now()).returning(t.teams.c.id)
         ).scalar_one()
@@ -54,7 +54,9 @@ def rotate_token(engine: Any, name: str) -> str:
     (in the same transaction)."""
     token = new_token()
     with writing(engine) as connection:
-        team_id = connection.execute(select(t.teams.c.id).where(t.teams.c.name == name)).scalar()
+        team_id = connection.execute(
+            select(t.teams.c.id).where(t.teams.c.name.in_(_spellings(name)))
+        ).scalar()
         if team_id is None:
             raise ConfigError(f"no team named {name!r}: `bleucli server teams` lists them")
         connection.execute(delete(t.tokens).where(t.tokens.c.team_id == team_id))
@@ -76,9 +78,18 @@ def identify(engine: Any, token: str) -> Identity | None:
     return Identity(row.team_id, row.name, bool(row.admin)) if row else None
 
 
+def _spellings(name: str) -> list[str]:
+    """A name as typed and as stored (normalised: ``"Team A "`` finds ``Team A``)."""
+    import unicodedata
+
+    return list(dict.fromkeys([name, " ".join(unicodedata.normalize("NFKC", name).split())]))
+
+
 def team_id(engine: Any, name: str) -> int:
     with engine.connect() as connection:
-        found = connection.execute(select(t.teams.c.id).where(t.teams.c.name == name)).scalar()
+        found = connection.execute(
+            select(t.teams.c.id).where(t.teams.c.name.in_(_spellings(name)))
+        ).scalar()
     if found is None:
         raise ConfigError(f"no team named {name!r}: create it with `bleucli server add-team`")
     return int(found)

@@ -107,6 +107,7 @@ def save_testset(
                 and current.source == source_text
                 and current.docids == docids_text
             ):
+                _refuse_reopening(connection, testset_from(row), settings)  # rolls back
                 if settings:
                     bump(connection, testset_id)
                 return testset_id, "unchanged"
@@ -172,6 +173,7 @@ def edit_testset(engine: Any, name: str, settings: dict[str, Any]) -> TestSet:
                     f"{name} has been {before.visibility} with submissions: their per-sentence "
                     "scores may have been read, so it cannot become blind; add a new test set"
                 )
+        _refuse_reopening(connection, before, settings)
         owner = settings.get("owner_team_id", before.owner_team_id)
         if target == "private" and owner is None:
             raise ConfigError("a private test set needs its owning team: --owner TEAM")
@@ -182,6 +184,32 @@ def edit_testset(engine: Any, name: str, settings: dict[str, Any]) -> TestSet:
             bump(connection, before.id)
         row = connection.execute(select(t.testsets).where(t.testsets.c.id == before.id)).one()
     return testset_from(row)
+
+
+def _refuse_reopening(connection: Any, before: TestSet, settings: dict[str, Any]) -> None:
+    """A deadline moved into the future reopens a closed set. Refused for a revealed set (a
+    new run's per-sentence scores are public: it would go on the board with its lines
+    known) and for a split set past its deadline (teams have seen the rest-part scores,
+    which a reopened set would hide again): a new version is the way to reopen them."""
+    if "closes_at" not in settings or not before.closed:
+        return
+    closes = utc(settings["closes_at"])
+    if closes is not None and closes <= now():
+        return
+    why = None
+    if before.revealed:
+        why = "it was revealed: runs added now would be scored with their lines known"
+    elif before.version_id is not None:
+        fraction = connection.execute(
+            select(t.versions.c.public_fraction).where(t.versions.c.id == before.version_id)
+        ).scalar()
+        if fraction is not None:
+            why = "it is split and teams have seen its rest-part scores since the deadline"
+    if why is not None:
+        raise ConfigError(
+            f"{before.name} closed at {iso(before.closes_at)} and cannot reopen: {why}; to take "
+            f"runs again, add a new version (bleucli server add-testset {before.name} ...)"
+        )
 
 
 def reveal(engine: Any, name: str, force: bool = False) -> TestSet:
