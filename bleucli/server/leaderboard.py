@@ -16,6 +16,7 @@ import json
 import time
 from typing import Any
 
+from bleucli.precision import rounded
 from bleucli.server import store
 
 #: Resamples of the bootstrap behind intervals, ranks and clusters (as --rank's default).
@@ -35,7 +36,6 @@ def compute(engine: Any, testset: store.TestSet) -> dict[str, Any]:
     """The leaderboard document of the API (``/api/v1/leaderboards/{testset}``), as of the
     set's change count in ``testset`` (read before anything else, so a run scored while
     this computes is never counted by mistake)."""
-    from bleucli.precision import rounded
     from bleucli.ranking import rank_systems, tied_as_shown
     from bleucli.server.blind import part_shown
     from bleucli.server.scoring import first_metric_name, metrics_for, result_entries
@@ -66,9 +66,8 @@ def compute(engine: Any, testset: store.TestSet) -> dict[str, Any]:
     first_key = next(iter(metrics))
     first = metrics[first_key]
     lines = _part_lines(current, part)
-    full = store.stats(engine, [row.id for row in ranked])
-    stats = {k: _lines_of(by, lines) for k, by in full.items()}
-    rows = {row.id: stats[row.id][first_key] for row in ranked}
+    stats = store.stats(engine, [row.id for row in ranked], [first_key])
+    rows = {row.id: _lines_of(stats[row.id], lines)[first_key] for row in ranked}
     names = [str(row.id) for row in ranked]
     label, seed = seed_from_environment()
     stored: dict[int, Any] = {}
@@ -86,13 +85,14 @@ def compute(engine: Any, testset: store.TestSet) -> dict[str, Any]:
     tied_as_shown(ranking, places, {name: (by_id[name].team, int(name)) for name in names})
     signatures = {}
     shown: dict[int, dict[str, float]] = {}
+    computed = {int(system.name): system.score for system in ranking.systems}
     for row in ranked:
-        entries = result_entries(
-            row.result if part == "all" else json.loads(row.parts)[part]["result"]
-        )
-        for entry in entries:
+        chosen = {"result": row.result, "scores": row.scores} if part == "all" else json.loads(row.parts)[part]  # fmt: skip
+        for entry in result_entries(chosen["result"]):
             signatures[entry["name"]] = entry.get("signature", "")
-        shown[row.id] = _scores(metrics, stats[row.id], precision)
+        # the ranked metric from the statistics it was ranked by (a run stored before each
+        # metric had its own decimals shows them now), the others as stored
+        shown[row.id] = _shown(chosen["scores"], precision, ranked_by, computed[row.id])
     document.update(
         signatures=signatures, ranked_by=ranked_by, seed=label, resamples=N_SAMPLES,
         decimals={name: precision.decimals(name) for name in shown[ranked[0].id]},
@@ -118,8 +118,8 @@ def compute(engine: Any, testset: store.TestSet) -> dict[str, Any]:
             "ci": {ranked_by: rounded(system.ci, places)},
         }
         if part == "rest":
-            public = _lines_of(full[row.id], _part_lines(current, "public"))
-            entry["public_scores"] = _scores(metrics, public, precision)
+            public = json.loads(row.parts)["public"]["scores"]
+            entry["public_scores"] = _shown(public, precision)
         table.append(entry)
     document["rows"] = table
     return document
@@ -148,20 +148,14 @@ def _previous_while_rescoring(
     }  # fmt: skip
 
 
-def _scores(
-    metrics: dict[str, Any], stats: dict[str, list[list[float]]], precision: Any
+def _shown(
+    scores: Any, precision: Any, ranked_by: str | None = None, exact: float | None = None
 ) -> dict[str, float]:
-    """Each metric's corpus score from per-sentence statistics, rounded to its own decimals
-    (the same numbers the run's result prints, and for runs stored before a metric had
-    its own precision, the numbers it would print now)."""
-    from bleucli.metrics.base import sum_rows
-    from bleucli.precision import rounded
-
-    out = {}
-    for key, metric in sorted(metrics.items()):  # the results' order: by -m name
-        score = metric.score_from_values(sum_rows(stats[key]))
-        out[score.name] = rounded(score.score, precision.decimals(score.name))
-    return out
+    """Stored scores at each metric's decimals; ``ranked_by``'s from ``exact``."""
+    values = json.loads(scores) if isinstance(scores, str) else dict(scores)
+    if ranked_by is not None and exact is not None:
+        values[ranked_by] = exact
+    return {name: rounded(value, precision.decimals(name)) for name, value in values.items()}
 
 
 def _lines_of(
