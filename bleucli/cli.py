@@ -216,6 +216,45 @@ def chrf_ter_values(params: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {"chrf": values["chrf"], "ter": values["ter"]}
 
 
+def _width_value(text: str) -> tuple[str | None, int]:
+    """``N`` or ``METRIC=N`` (``-w comet=6``)."""
+    name, sep, number = text.rpartition("=")
+    try:
+        value = int(number)
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: give N, or METRIC=N (-w comet=6)") from None
+    if sep and not name:
+        raise click.BadParameter(f"{text!r}: name the metric before '=' (-w comet=6)")
+    return (name.lower() if sep else None), value
+
+
+#: ``-w``: decimals of the 0-100 metrics (BLEU, chrF, TER), and ``-w METRIC=N`` for one
+#: metric; every other metric keeps its own (COMET 4, MetricX 2: bleucli.precision).
+width_option = click.option(
+    "-w",
+    "--width",
+    "width",
+    multiple=True,
+    metavar="N|METRIC=N",
+    callback=lambda _ctx, _param, values: [_width_value(v) for v in values],
+    help="Decimal places of BLEU, chrF and TER (0-30; default 1); METRIC=N for one metric "
+    "(-w comet=6). COMET, CometKiwi and xCOMET show 4, MetricX 2.",
+)
+
+
+def precision_from(values: Sequence[tuple[str | None, int]]) -> tuple[int, dict[str, int]]:
+    """(the 0-100 metrics' decimals, per-metric decimals) of the ``-w`` values given."""
+    width = 1
+    per_metric: dict[str, int] = {}
+    for name, value in values:
+        check_width(value)
+        if name is None:
+            width = value
+        else:
+            per_metric[name] = value
+    return width, per_metric
+
+
 @click.command(
     name="bleucli",
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
@@ -397,9 +436,7 @@ def chrf_ter_values(params: dict[str, Any]) -> dict[str, dict[str, Any]]:
     help="Paired tests with -f json: SacreBLEU's list, or bleucli's document with "
     "test, samples and signatures.",
 )
-@click.option(
-    "-w", "--width", type=int, default=1, show_default=True, help="Decimal places of scores (0-30)."
-)
+@width_option
 @click.option("-b", "--score-only", is_flag=True, help="Print only the score.")
 @click.option("-q", "--quiet", is_flag=True, help="No informational messages or progress bars.")
 @click.option(
@@ -527,7 +564,8 @@ def options_from(ctx: click.Context, params: dict[str, Any]) -> Any:
         num_refs=params["num_refs"],
         encoding=params["encoding"],
         sentence_level=params["sentence_level"],
-        width=params["width"],
+        width=precision_from(params["width"])[0],
+        widths=precision_from(params["width"])[1],
         score_only=params["score_only"],
         fmt=fmt,
         quiet=params["quiet"],
@@ -578,10 +616,8 @@ def _metrics_of(params: dict[str, Any]) -> list[str]:
     show_default=True,
     help="Table format (latex and markdown paste into papers).",
 )
-@click.option(
-    "-w", "--width", type=int, default=1, show_default=True, help="Decimal places of scores (0-30)."
-)
-def report_command(results: tuple[str, ...], fmt: str, width: int) -> None:
+@width_option
+def report_command(results: tuple[str, ...], fmt: str, width: list[Any]) -> None:
     """One table, systems x (test set, metric), from result files of bleucli or SacreBLEU.
 
     Each file is any JSON that bleucli writes (one result, several metrics, several systems,
@@ -591,8 +627,9 @@ def report_command(results: tuple[str, ...], fmt: str, width: int) -> None:
     reported on stderr.
     """
     from bleucli.commands.report import ReportRequest, build_report
+    from bleucli.precision import Precision
 
-    output = build_report(ReportRequest(list(results), fmt, check_width(width)))
+    output = build_report(ReportRequest(list(results), fmt, Precision(*_pair(width))))
     if fmt == "html":
         from bleucli.analysis.page import output_page
 
@@ -715,13 +752,11 @@ def gate_command(current: str, baseline_path: str, **params: Any) -> None:
     default=None,
     help="Output format (default json; env BLEUCLI_FORMAT).",
 )
-@click.option(
-    "-w", "--width", type=int, default=1, show_default=True, help="Decimal places of scores (0-30)."
-)
+@width_option
 @click.option("-b", "--score-only", is_flag=True, help="Print only the score.")
 @click.option("-sh", "--short", is_flag=True, help="Abbreviated signature.")
 def merge_command(
-    shards: tuple[str, ...], fmt: str | None, width: int, score_only: bool, short: bool
+    shards: tuple[str, ...], fmt: str | None, width: list[Any], score_only: bool, short: bool
 ) -> None:
     """Add statistics written by `bleucli stats` (one shard per part of a corpus) and print
     the corpus score, identical to scoring the whole corpus at once.
@@ -730,8 +765,9 @@ def merge_command(
     of the data: a shard given twice, or with negative or impossible counts, is refused.
     """
     from bleucli.commands.merge import MergeRequest, run
+    from bleucli.precision import Precision
 
-    click.echo(run(MergeRequest(list(shards), fmt, check_width(width), score_only, short)))
+    click.echo(run(MergeRequest(list(shards), fmt, Precision(*_pair(width)), score_only, short)))
 
 
 @click.command(name="mbr", context_settings={"help_option_names": ["-h", "--help"]})
@@ -937,14 +973,7 @@ def _analysis_options(function):
                 show_default=True,
                 help="Encoding of input files.",
             ),
-            click.option(
-                "-w",
-                "--width",
-                type=int,
-                default=1,
-                show_default=True,
-                help="Decimal places of scores (0-30).",
-            ),
+            width_option,
             click.option("-q", "--quiet", is_flag=True, help="No progress bar."),
         ]
     ):
@@ -967,7 +996,8 @@ def _analysis_request(params: dict[str, Any], fmt: str, chosen: str | None = Non
     key = metric_key(chosen) if chosen else None
     if key is not None and key not in metrics:
         metrics = (*metrics, key)
-    explicit = {"width"} if params["width"] != 1 else set()
+    explicit = {"width"} if params["width"] else set()
+    width, widths = precision_from(params["width"])
     options = Options(
         refs=params["refs"],
         inputs=params["inputs"],
@@ -976,7 +1006,8 @@ def _analysis_request(params: dict[str, Any], fmt: str, chosen: str | None = Non
         language_pair=params["language_pair"],
         num_refs=params["num_refs"],
         encoding=params["encoding"],
-        width=check_width(params["width"]),
+        width=width,
+        widths=widths,
         fmt=fmt,
         quiet=params["quiet"],
         segment_scores=params["segment_scores"],
@@ -1086,6 +1117,11 @@ def plot_command(kind: str, output: str, metric_name: str | None, **params: Any)
 
     options = _analysis_request(params, "text", metric_name)
     click.echo(plot(options, kind, output, metric_name), err=True)
+
+
+def _pair(values: Sequence[tuple[str | None, int]]) -> tuple[int, tuple[tuple[str, int], ...]]:
+    width, per_metric = precision_from(values)
+    return width, tuple(sorted(per_metric.items()))
 
 
 def check_width(width: int) -> int:

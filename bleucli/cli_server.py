@@ -309,7 +309,13 @@ def worker_command(url: str, once: bool, parent_fd: int | None, device: str | No
 @click.option("--promote", is_flag=True, help="A passing run becomes the series' baseline.")
 @click.option("--junit", default=None, metavar="FILE")
 @click.option(
-    "-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default=None,
+    help="The result (--wait) as JSON (default) or text lines; the gate's verdict as text "
+    "(default) or JSON.",
 )
 def submit_command(server: str, token_file: str, testset: str, hypothesis: str, name: str | None,
                    wait: bool, receipt: str | None, series: str | None, labels: tuple[str, ...],
@@ -329,8 +335,9 @@ def submit_command(server: str, token_file: str, testset: str, hypothesis: str, 
     if gated and not series:
         raise click.UsageError("--gate compares runs of a series: give --series NAME")
     text, state = submit(
-        server, token_file, testset, hypothesis, name, wait or gated, receipt, series, labels
-    )
+        server, token_file, testset, hypothesis, name, wait or gated, receipt, series, labels,
+        fmt=fmt or "json",
+    )  # fmt: skip
     if not gated:
         click.echo(text)
         return
@@ -338,7 +345,7 @@ def submit_command(server: str, token_file: str, testset: str, hypothesis: str, 
         "against": against, "tolerance": tolerance, "tolerance_for": list(tolerance_for),
         "min_score": list(min_score), "alpha": alpha, "paired_bs_n": paired_bs_n, "promote": promote,
     }  # fmt: skip
-    verdict, code, annotations = gate(server, token_file, state["id"], options, fmt, junit)
+    verdict, code, annotations = gate(server, token_file, state["id"], options, fmt or "text", junit)
     click.echo(verdict)
     if annotations:  # GitHub's runner reads workflow commands from stderr too
         click.echo(annotations, err=True)

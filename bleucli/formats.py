@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bleucli.metrics.base import Score
-from bleucli.precision import Precision, decimals
+from bleucli.precision import Precision, decimals, rounded, shown
 from bleucli.results import Result
 
 
@@ -38,7 +38,7 @@ def single_system(
 TABLE_FORMATS = {
     "text": "fancy_grid",
     "latex": "latex_booktabs",
-    "markdown": "github",
+    "markdown": "pipe",  # GitHub's tables with alignment rows (---:), as renderers read them
     "tsv": "tsv",
     "html": "html",
 }
@@ -103,9 +103,7 @@ def notes(title: str, items: list[str], fmt: str, remarks: Sequence[str] = ()) -
     import html
 
     if fmt == "latex":
-        return "\n".join(
-            ["%", *(f"% {r}" for r in remarks), f"% {title}", *(f"%  - {item}" for item in items)]
-        )
+        return latex_note(title, items, remarks)
     if fmt == "tsv":
         return "\n".join(
             [*(f"# {r}" for r in remarks), f"# {title}", *(f"# {item}" for item in items)]
@@ -118,8 +116,9 @@ def notes(title: str, items: list[str], fmt: str, remarks: Sequence[str] = ()) -
             return f"- {label}: `{value}`" if sep else f"- `{item}`"
 
         return "\n".join(
-            ["", *(f"{r}\n" for r in remarks), f"**{title}**", "", *(code(item) for item in items)]
-        )
+            ["", *(f"{markdown_text(r)}\n" for r in remarks), f"**{title}**", "",
+             *(code(item) for item in items)]
+        )  # fmt: skip
     if fmt == "html":
         return "\n".join(
             [
@@ -133,6 +132,47 @@ def notes(title: str, items: list[str], fmt: str, remarks: Sequence[str] = ()) -
     return "\n".join(
         ["", *remarks, *([""] if remarks else []), title, *(f" - {item}" for item in items)]
     )
+
+
+def markdown_text(text: str) -> str:
+    """A remark as Markdown prose: a leading ``*``, ``-`` or ``+`` would start a list."""
+    return "\\" + text if text[:1] in ("*", "-", "+") else text
+
+
+_LATEX_ESCAPES = {
+    "\\": "\\textbackslash{}", "&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#",
+    "_": "\\_", "{": "\\{", "}": "\\}", "~": "\\textasciitilde{}",
+    "^": "\\textasciicircum{}", "<=": "$\\le$", ">=": "$\\ge$", "<": "$<$", ">": "$>$",
+    "μ": "$\\mu$", "±": "$\\pm$",
+    "|": "\\textbar{}",
+}  # fmt: skip
+
+
+def latex_text(text: str, typewriter: bool = False) -> str:
+    """Text for a LaTeX document, special characters escaped; in ``typewriter`` (a
+    signature in ``\\texttt``, whose font has ``|``) a line may break after each ``|``."""
+    import re
+
+    escapes = {**_LATEX_ESCAPES, "|": "|\\allowbreak{}"} if typewriter else _LATEX_ESCAPES
+    pattern = re.compile("|".join(re.escape(key) for key in sorted(escapes, key=len, reverse=True)))
+    return pattern.sub(lambda match: escapes[match.group(0)], text)
+
+
+def latex_note(title: str, items: Sequence[str], remarks: Sequence[str] = ()) -> str:
+    """The legend and signatures under a LaTeX table as a note the PDF shows (small type,
+    signatures in typewriter), not as comments: paste it below the tabular, inside or
+    outside a table environment, or keep it for the caption."""
+    lines = ["\\par\\smallskip", "{\\footnotesize"]
+    lines += [latex_text(r) + "\\\\" for r in remarks]
+    lines.append(latex_text(title) + ":\\\\")
+    for item in items:
+        label, sep, value = item.partition(": ")
+        if sep:
+            lines.append(f"{latex_text(label)}: \\texttt{{{latex_text(value, True)}}}\\\\")
+        else:
+            lines.append(f"\\texttt{{{latex_text(item, True)}}}\\\\")
+    lines.append("}")
+    return "\n".join(lines)
 
 
 SIGNATURES_TITLE = "Metric signatures"
@@ -173,7 +213,7 @@ def shown_names(
     return shown, (notes("Systems", changed, fmt) + "\n") if changed else ""
 
 
-def multi_system(results: Sequence[Result], fmt: str, width: int, short: bool) -> str:
+def multi_system(results: Sequence[Result], fmt: str, width: int | Precision, short: bool) -> str:
     """Several systems: a table of scores (systems x metrics) and the metric signatures."""
     systems: list[str] = []
     metrics: list[str] = []
@@ -191,7 +231,7 @@ def multi_system(results: Sequence[Result], fmt: str, width: int, short: bool) -
             {
                 "system": system,
                 **{
-                    m: f"{cells[system, m].score:.{width}f}"
+                    m: shown(cells[system, m].score, decimals(width, m))
                     for m in metrics
                     if (system, m) in cells
                 },
@@ -200,7 +240,10 @@ def multi_system(results: Sequence[Result], fmt: str, width: int, short: bool) -
         ]
         return json.dumps(rows, indent=4, ensure_ascii=False)
     rendered = table(
-        [[system, *(f"{cells[system, m].score:.{width}f}" for m in metrics)] for system in systems],
+        [
+            [system, *(shown(cells[system, m].score, decimals(width, m)) for m in metrics)]
+            for system in systems
+        ],
         ["System", *metrics],
         fmt,
         ["text", *(["number"] * len(metrics))],
@@ -217,7 +260,7 @@ def paired_table(
     results: dict,
     signatures: dict[str, str],
     fmt: str,
-    width: int,
+    width: int | Precision,
     test: str,
     n_samples: int,
     json_layout: str = "sacrebleu",
@@ -263,11 +306,12 @@ def paired_table(
             row: dict[str, Any] = {"system": system}
             for metric, per_system in results.items():
                 r = per_system[i]
+                places = decimals(width, metric)
                 row[metric] = {
-                    "score": round(float(r.score), width),
+                    "score": rounded(r.score, places),
                     "p_value": None if r.p_value is None else float(r.p_value),
-                    "mean": None if r.mean is None else round(float(r.mean), width),
-                    "ci": None if r.ci is None else round(float(r.ci), width),
+                    "mean": None if r.mean is None else rounded(r.mean, places),
+                    "ci": None if r.ci is None else rounded(r.ci, places),
                     "significant": r.p_value is not None and r.p_value <= 0.05,
                 }
             rows.append(row)
@@ -276,8 +320,8 @@ def paired_table(
             indent=1,
             ensure_ascii=False,
         )
-    shown, files = shown_names(systems, fmt, explicit)
-    names = [f"Baseline: {shown[systems[0]]}", *(shown[name] for name in systems[1:])]
+    labels, files = shown_names(systems, fmt, explicit)
+    names = [f"Baseline: {labels[systems[0]]}", *(labels[name] for name in systems[1:])]
     separator = "\n" if fmt == "text" else " "
     headers = ["System"]
     columns = []
@@ -285,10 +329,11 @@ def paired_table(
         bootstrap = any(r.mean is not None for r in per_system)
         headers.append(f"{metric} (μ ± 95% CI)" if bootstrap else metric)
         cells = []
+        places = decimals(width, metric)
         for r in per_system:
-            cell = f"{r.score:.{width}f}"
+            cell = shown(r.score, places)
             if r.mean is not None:
-                cell += f" ({r.mean:.{width}f} ± {r.ci:.{width}f})"
+                cell += f" ({shown(r.mean, places)} ± {shown(r.ci, places)})"
             if r.p_value is not None:
                 cell += f"{separator}(p = {r.p_value:.4f})" + ("*" if r.p_value <= 0.05 else "")
             cells.append(cell)
@@ -325,7 +370,7 @@ def sentence_rows(
     scores: dict[str, list[Score]],
     signatures: dict[str, str],
     fmt: str,
-    width: int,
+    width: int | Precision,
     score_only: bool,
     first_line: int,
     system: str = "",
@@ -347,7 +392,7 @@ def sentence_rows(
                 {
                     "line": first_line + i,
                     "system": system,
-                    **{s.name: round(float(s.score), width) for s in row},
+                    **{s.name: rounded(s.score, decimals(width, s.name)) for s in row},
                     **{
                         f"{s.name} error_spans": s.error_spans
                         for s in row
@@ -361,13 +406,22 @@ def sentence_rows(
         )
     if fmt == "tsv":
         return "\n".join(
-            "\t".join([str(first_line + i), system, *(f"{s.score:.{width}f}" for s in row)])
+            "\t".join(
+                [
+                    str(first_line + i),
+                    system,
+                    *(shown(s.score, decimals(width, s.name)) for s in row),
+                ]
+            )
             for i, row in enumerate(rows)
         )
     prefix = (lambda i: f"{system}\t{first_line + i}\t") if numbered else (lambda i: "")
     return "\n".join(
         prefix(i)
-        + "\t".join(s.format(width, score_only, signatures[name]) for name, s in zip(names, row))
+        + "\t".join(
+            s.format(decimals(width, s.name), score_only, signatures[name])
+            for name, s in zip(names, row)
+        )
         for i, row in enumerate(rows)
     )
 
@@ -375,7 +429,7 @@ def sentence_rows(
 def rank_table(
     rankings: Sequence[Any],
     fmt: str,
-    width: int,
+    width: int | Precision,
     test: str,
     n_samples: int,
     explicit: dict[str, bool] | None = None,
@@ -424,15 +478,16 @@ def rank_table(
     parts = []
     every = list(dict.fromkeys(s.name for ranking in rankings for s in ranking.systems))
     flags = [bool((explicit or {}).get(name)) for name in every]
-    shown, files = shown_names(every, fmt, flags)
+    labels, files = shown_names(every, fmt, flags)
     for ranking in rankings:
         direction = "higher" if ranking.higher_is_better else "lower"
+        places = decimals(width, ranking.metric)
         rows = [
             [
                 str(s.cluster),
-                f"{s.rank_low}-{s.rank_high}" if s.rank_low != s.rank_high else str(s.rank_low),
-                shown[s.name],
-                f"{s.score:.{width}f} ({s.mean:.{width}f} ± {s.ci:.{width}f})",
+                rank_range(s.rank_low, s.rank_high, fmt),
+                labels[s.name],
+                f"{shown(s.score, places)} ({shown(s.mean, places)} ± {shown(s.ci, places)})",
             ]
             for s in ranking.systems
         ]
@@ -462,3 +517,10 @@ def rank_table(
     ]
     signatures = [f"{r.metric}: {r.signature}" for r in rankings]
     return "\n\n".join(parts) + "\n" + files + signature_list(signatures, fmt, remarks)
+
+
+def rank_range(low: int, high: int, fmt: str) -> str:
+    """``2-3`` (LaTeX: ``2--3``, an en dash), or ``2`` when both ends are one rank."""
+    if low == high:
+        return str(low)
+    return f"{low}--{high}" if fmt == "latex" else f"{low}-{high}"

@@ -31,12 +31,15 @@ COMET_THREADS = 2
 
 #: What runs inside unbabel-comet's virtualenv: a JSON spec in, JSON predictions out.
 RUNNER = r"""
-import json, sys
+import json, os, sys
+from pathlib import Path
 from comet import load_from_checkpoint
 spec = json.load(open(sys.argv[1]))
 out = {}
 for kind, path in spec["checkpoints"].items():
-    model = load_from_checkpoint(path, local_files_only=True)
+    path = Path(path).resolve()
+    os.chdir(path.parents[1])  # the checkpoint names its encoder relative to its folder
+    model = load_from_checkpoint(str(path), local_files_only=True)
     for case, samples in spec["cases"][kind].items():
         pred = model.predict(samples, batch_size=spec["batch_size"], gpus=0, progress_bar=False)
         entry = {"scores": [float(s) for s in pred.scores], "system_score": float(pred.system_score)}

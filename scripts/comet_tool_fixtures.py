@@ -28,11 +28,14 @@ from tests.neural_toy import ROOT, build, fingerprint
 OUTPUT = ROOT / "tests" / "data" / "neural" / "comet-2.2.7-tools.json"
 
 MBR_RUNNER = r"""
-import json, sys, torch
+import json, os, sys, torch
+from pathlib import Path
 from comet import load_from_checkpoint
 from comet.cli.mbr import build_embeddings, mbr_decoding
 spec = json.load(open(sys.argv[1]))
-model = load_from_checkpoint(spec["checkpoint"], local_files_only=True)
+checkpoint = Path(spec["checkpoint"]).resolve()
+os.chdir(checkpoint.parents[1])  # the checkpoint names its encoder relative to its folder
+model = load_from_checkpoint(str(checkpoint), local_files_only=True)
 model.eval()
 sources, groups = spec["sources"], spec["candidates"]
 flat = [c for group in groups for c in group]
@@ -70,8 +73,8 @@ def main() -> None:
         [str(bin_dir / "comet-compare"), "-s", str(ROOT / "examples" / "src.en"), "-r",
          str(ROOT / "examples" / "ref.de"), "-t", *systems, "--model", str(checkpoint),
          "--gpus", "0", "--batch_size", "8", "--quiet", "--to_json", str(compare_json)],
-        check=True, env=env, cwd=work, stdout=subprocess.DEVNULL,
-    )  # fmt: skip
+        check=True, env=env, cwd=checkpoint.parents[1], stdout=subprocess.DEVNULL,
+    )  # fmt: skip  (cwd: the checkpoint names its encoder relative to its folder)
     compared = json.loads(compare_json.read_text(encoding="utf-8"))
     name_of = {path: Path(path).name for path in systems}
     compare = {

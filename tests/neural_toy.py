@@ -3,7 +3,7 @@ on the shipped examples, an XLM-R-shaped encoder of a few tiny layers, random we
 seeded NumPy generator, saved in COMET's own layout::
 
     FOLDER/encoder/            config.json, tokenizer.json, tokenizer_config.json
-    FOLDER/KIND/hparams.yaml   (class_identifier, pretrained_model: FOLDER/encoder, ...)
+    FOLDER/KIND/hparams.yaml   (class_identifier, pretrained_model: ../encoder, ...)
     FOLDER/KIND/checkpoints/model.ckpt   ({"state_dict": ..., "hyper_parameters": ...})
 
 unbabel-comet 2.2.7 loads and scores these offline (``HF_HUB_OFFLINE=1``), which is how
@@ -233,7 +233,9 @@ def build(folder: Path, kind: str, seed: int = 0, dims: dict[str, int] = TINY) -
         "learning_rate": 1.5e-05,
         "layerwise_decay": 0.95,
         "encoder_model": "XLM-RoBERTa",
-        "pretrained_model": str(encoder.resolve()),
+        # relative to the model folder: the checkpoint's bytes (its hash) do not depend on
+        # where it was built, and the folder moves with its encoder
+        "pretrained_model": "../encoder",
         "loss": "mse",
         "dropout": 0.1,
         "batch_size": 4,

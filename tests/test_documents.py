@@ -64,7 +64,8 @@ def test_document_tables(write, fmt) -> None:
     result = run_cli([REF, "-i", HYP, "--docids", docids, "-f", fmt, "-d"])
     assert result.exit_code == 0, result.stderr
     assert "doc0" in result.stdout and "doc2" in result.stdout
-    assert "nrefs:1|case:mixed" in result.stdout
+    # (LaTeX: a signature in typewriter may break after each |)
+    assert "nrefs:1|case:mixed" in result.stdout.replace("\\allowbreak{}", "")
     if fmt == "tsv":
         lines = result.stdout.splitlines()
         assert lines[0].startswith("# BLEU: ") and lines[1] == "Document\tLines\tSystem\tBLEU"

@@ -154,14 +154,14 @@ def test_table_renderers() -> None:
     markdown = paired_table(["a.txt", "b.txt"], results, signatures, "markdown", 1, "bs", 1000)
     assert markdown.splitlines()[:4] == [  # names left, numbers right; display names (a, b)
         "| System      |               BLEU (μ ± 95% CI) |",
-        "|-------------|---------------------------------|",
+        "|:------------|--------------------------------:|",
         "| Baseline: a |               30.0 (29.9 ± 1.2) |",
         "| b           | 31.5 (31.4 ± 1.1) (p = 0.0100)* |",
     ]
     assert "- a: `a.txt`" in markdown and "- b: `b.txt`" in markdown  # the files, once
     latex = paired_table(["a.txt", "b.txt"], results, signatures, "latex", 1, "bs", 1000)
     assert "\\toprule" in latex and "\\bottomrule" in latex and "{lr}" in latex
-    assert "% Metric signatures" in latex
+    assert "Metric signatures:\\\\" in latex and "\\texttt{" in latex
     tsv = paired_table(["a.txt", "b.txt"], results, signatures, "tsv", 2, "bs", 1000)
     assert tsv.splitlines()[2].split("\t")[-1].strip() == "31.50 (31.40 ± 1.10) (p = 0.0100)*"
 

@@ -34,7 +34,7 @@ def test_report_table_formats(write, cache_dir) -> None:
         "score": json.loads(Path(sample).read_text())[0]["score"],
     } in data["systems"][1]["scores"]
     latex = run_cli(["report", base, sample, "-f", "latex"]).stdout
-    assert "\\toprule" in latex and "% Metric signatures" in latex
+    assert "\\toprule" in latex and "Metric signatures:\\\\" in latex
     assert "not comparable" not in latex
 
 

@@ -51,7 +51,7 @@ def tables(fmt: str) -> dict[str, str]:
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
 def test_latex_tables_compile(tmp_path) -> None:
     """pdflatex with nothing but booktabs compiles every LaTeX table as printed: signatures
-    are comments, μ/± are math symbols, and names with & % _ # are escaped."""
+    in a note the PDF shows, μ/± as math symbols, and names with & % _ # escaped."""
     results = tmp_path / "r.json"
     results.write_text(run_cli([REF, "-i", HYP, "-m", "bleu", "chrf"]).stdout)
     report = run_cli(["report", f"sys_1&%:{results}", "-f", "latex"])
@@ -74,7 +74,7 @@ def test_latex_tables_compile(tmp_path) -> None:
     assert analysis.exit_code == 0, analysis.stderr
     bodies = [*tables("latex").values(), report.stdout, analysis.stdout]
     for body in bodies:
-        assert "% " in body and "\\toprule" in body
+        assert "\\texttt{" in body and "\\toprule" in body
     document = "\n".join(
         [
             "\\documentclass{article}",
@@ -97,13 +97,19 @@ def test_latex_tables_compile(tmp_path) -> None:
     assert (tmp_path / "t.pdf").stat().st_size > 1000
 
 
-def test_latex_escapes_and_comments() -> None:
+def test_latex_tables_show_their_legend_and_signatures_in_the_pdf() -> None:
+    """The legend and the signatures are a note under the tabular (small type, signatures
+    in typewriter), not % comments the PDF never shows."""
     paired = tables("latex")["paired"]
     assert "$\\mu$" in paired and "$\\pm$" in paired and "μ" not in paired
     assert "base\\_μ" not in paired and "base\\_$\\mu$\\&\\_\\%" in paired
-    for line in paired.splitlines():
-        if "nrefs:" in line:
-            assert line.startswith("%")
+    signature_lines = [line for line in paired.splitlines() if "nrefs:" in line]
+    assert signature_lines and not any(line.startswith("%") for line in signature_lines)
+    assert all("\\texttt{nrefs:1|\\allowbreak{}" in line for line in signature_lines)
+    assert "* p $\\le$ 0.05: the difference to the baseline" in paired
+    assert "{\\footnotesize" in paired and not any(
+        line.startswith("%") for line in paired.splitlines()
+    )
 
 
 def test_latex_tables_do_not_depend_on_the_optional_wcwidth(monkeypatch) -> None:

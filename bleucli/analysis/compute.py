@@ -23,12 +23,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bleucli.metrics.base import Metric, sum_rows
 
 LENGTH_EDGES = (10, 20, 30, 40, 50)
 FREQUENCY_EDGES = (1, 2, 3, 4, 5, 10, 100, 1000)
+
+
+if TYPE_CHECKING:
+    from bleucli.precision import Precision
 
 
 @dataclass
@@ -45,6 +49,8 @@ class Table:
     digits: dict[str, int] = field(default_factory=dict)
     #: For figures: metric -> {system -> column index}, where columns hold scores.
     panels: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: Column index -> the metric whose scores it holds (shown at that metric's decimals).
+    score_columns: dict[int, str] = field(default_factory=dict)
 
     def record(self) -> dict[str, Any]:
         return {
@@ -56,11 +62,23 @@ class Table:
             "note": self.note,
         }
 
-    def cells(self, width: int) -> list[list[str]]:
-        """The rows as text, floats at ``width`` decimals (or a column's minimum)."""
-        widths = [max(width, self.digits.get(h, 0)) for h in self.headers]
+    def cells(self, width: int | Precision) -> list[list[str]]:
+        """The rows as text: a metric's scores at its decimals (:mod:`bleucli.precision`),
+        other floats at ``width``'s (or a column's minimum)."""
+        from bleucli.precision import Precision, shown
+
+        precision = Precision.of(width)
+        widths = [
+            max(
+                precision.decimals(self.score_columns[k])
+                if k in self.score_columns
+                else precision.width,
+                self.digits.get(h, 0),
+            )
+            for k, h in enumerate(self.headers)
+        ]
         return [
-            [f"{v:.{w}f}" if isinstance(v, float) else str(v) for v, w in zip(row, widths)]
+            [shown(v, w) if isinstance(v, float) else str(v) for v, w in zip(row, widths)]
             for row in self.rows
         ]
 
@@ -262,6 +280,7 @@ def overview(inputs: Inputs) -> Table:
         rows,
         _signatures(inputs),
         digits={"Length ratio": 3},
+        score_columns={k: inputs.display[key] for k, key in enumerate(inputs.metrics, start=2)},
     )
 
 
@@ -438,8 +457,10 @@ def groups_table(
         if lines
     ]
     panels: dict[str, dict[str, int]] = {}
+    columns: dict[int, str] = {}
     for column, (metric, k) in enumerate(inputs.metric_columns(), start=2):
         panels.setdefault(inputs.display[metric], {})[inputs.names[k]] = column
+        columns[column] = inputs.display[metric]
     return Table(
         key,
         title,
@@ -447,6 +468,7 @@ def groups_table(
         rows,
         _signatures(inputs),
         panels=panels,
+        score_columns=columns,
     )
 
 

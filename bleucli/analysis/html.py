@@ -8,9 +8,10 @@ from html import escape
 from typing import Any
 
 from bleucli.analysis.compute import Analysis, Comparison, Example, Table
+from bleucli.precision import Precision, decimals, shown
 
 
-def table_html(table: Table, width: int) -> str:
+def table_html(table: Table, width: int | Precision) -> str:
     text = ' class="text"'
     head = "".join(
         f"<th{text if i == 0 else ''}>{escape(str(h))}</th>" for i, h in enumerate(table.headers)
@@ -45,11 +46,14 @@ def highlighted(mine: str, other: str, css: str) -> str:
     return " ".join(out)
 
 
-def example_html(e: Example, comparison: Comparison, width: int) -> str:
+def example_html(e: Example, comparison: Comparison, width: int | Precision) -> str:
     (name_a, text_a), (name_b, text_b) = list(e.outputs.items())
     lines = [
         f"<b>Line {e.line}</b> &middot; "
-        + ", ".join(f"{escape(name)} {value:.{width}f}" for name, value in e.scores.items())
+        + ", ".join(
+            f"{escape(name)} {shown(value, decimals(width, name))}"
+            for name, value in e.scores.items()
+        )
     ]
     if e.source is not None:
         lines.append(f"<b>Source:</b> {escape(e.source)}")
@@ -59,7 +63,7 @@ def example_html(e: Example, comparison: Comparison, width: int) -> str:
     return '<div class="example">' + "<br>\n".join(lines) + "</div>"
 
 
-def comparison_html(c: Comparison, width: int, number: int = 0) -> str:
+def comparison_html(c: Comparison, width: int | Precision, number: int = 0) -> str:
     parts = [
         f'<h2 id="examples-{number}">Examples: {escape(c.baseline)} vs {escape(c.system)} '
         f"(sentence {escape(c.metric)})</h2>",
@@ -88,7 +92,7 @@ def systems_html(analysis: Analysis) -> str:
 
 def document(
     analysis: Analysis,
-    width: int,
+    width: int | Precision,
     figures: list[tuple[str, str]],
     plots_missing: str | None,
     back: tuple[str, str] | None = None,

@@ -6,11 +6,12 @@ import json
 import textwrap
 
 from bleucli.analysis.compute import Analysis, Comparison, Table
+from bleucli.precision import Precision, decimals, shown
 
 FORMATS = ("text", "markdown", "latex", "json")
 
 
-def render(analysis: Analysis, fmt: str, width: int) -> str:
+def render(analysis: Analysis, fmt: str, width: int | Precision) -> str:
     if fmt == "json":
         return json.dumps(analysis.record(), indent=1, ensure_ascii=False)
     parts = [render_systems(analysis, fmt)] if analysis.key() else []
@@ -28,7 +29,7 @@ def render_systems(analysis: Analysis, fmt: str) -> str:
     return title + tabulated([list(row) for row in analysis.key()], ["System", "File"], fmt)
 
 
-def render_table(table: Table, fmt: str, width: int) -> str:
+def render_table(table: Table, fmt: str, width: int | Precision) -> str:
     from bleucli.formats import signature_list
     from bleucli.formats import table as tabulated
 
@@ -45,7 +46,7 @@ def render_table(table: Table, fmt: str, width: int) -> str:
 TEXT_WIDTH = 72
 
 
-def render_examples(comparison: Comparison, fmt: str, width: int) -> str:
+def render_examples(comparison: Comparison, fmt: str, width: int | Precision) -> str:
     from bleucli.formats import table as tabulated
 
     blocks = []
@@ -55,7 +56,9 @@ def render_examples(comparison: Comparison, fmt: str, width: int) -> str:
     ):
         rows = []
         for e in chosen:
-            scores = ", ".join(f"{name} {value:.{width}f}" for name, value in e.scores.items())
+            scores = ", ".join(
+                f"{name} {shown(value, decimals(width, name))}" for name, value in e.scores.items()
+            )
             texts = [f"src: {e.source}"] if e.source is not None else []
             texts += [f"ref: {r}" for r in e.references]
             texts += [f"{name}: {text}" for name, text in e.outputs.items()]

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from bleucli.analysis.compute import Analysis, Inputs
 
 if TYPE_CHECKING:
+    from bleucli.precision import Precision
     from bleucli.scoring import ScoringRequest
 
 
@@ -36,13 +37,13 @@ def html_report(
         names, [lines for _, lines in systems], references, metrics, words, None, signatures, names
     )
     analysis = analyze(inputs, top)
-    return report_document(analysis, inputs, request.width, None, without_plots, back)
+    return report_document(analysis, inputs, request.precision, None, without_plots, back)
 
 
 def report_document(
     analysis: Analysis,
     inputs: Inputs,
-    width: int,
+    width: int | Precision,
     example_metric: str | None,
     without_plots: str | None = None,
     back: tuple[str, str] | None = None,

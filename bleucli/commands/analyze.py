@@ -119,8 +119,8 @@ def analyze(
 
     analysis, inputs = _analysis(options, source, train, top, example_metric)
     if html_path:
-        write_html(analysis, inputs, html_path, options.width, example_metric)
-    return render(analysis, options.fmt, options.width)
+        write_html(analysis, inputs, html_path, options.precision, example_metric)
+    return render(analysis, options.fmt, options.precision)
 
 
 def _analysis(

@@ -85,6 +85,7 @@ def by_document(
     n_lines: int,
 ) -> str:
     from bleucli.formats import signature_list, table
+    from bleucli.precision import rounded, shown
 
     documents = group(document_ids(options, n_lines))
     scores, display = document_scores(metrics, systems, documents)
@@ -93,7 +94,7 @@ def by_document(
         for key, metric in sorted(metrics.items())
     }
     names = list(signatures)
-    width = options.width
+    precision = options.precision
     if options.fmt == "json":
         return json.dumps(
             {
@@ -104,7 +105,10 @@ def by_document(
                         "lines": len(documents[doc]),
                         "first_line": documents[doc][0] + 1,
                         "systems": {
-                            system: {m: round(float(s.score), width) for m, s in per_metric.items()}
+                            system: {
+                                m: rounded(s.score, precision.decimals(m))
+                                for m, s in per_metric.items()
+                            }
                             for system, per_metric in per_system.items()
                         },
                     }
@@ -119,7 +123,7 @@ def by_document(
             doc,
             str(len(documents[doc])),
             system,
-            *(f"{per_metric[m].score:.{width}f}" for m in names),
+            *(shown(per_metric[m].score, precision.decimals(m)) for m in names),
         ]
         for doc, per_system in scores.items()
         for system, per_metric in per_system.items()

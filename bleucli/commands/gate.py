@@ -32,6 +32,7 @@ from bleucli.gating.render import (
     render_json,
     render_text,
     write_junit,
+    write_step_summary,
 )
 from bleucli.io import write_atomic
 
@@ -93,5 +94,6 @@ def run(request: GateRequest) -> GateOutcome:
     text = render_json(checks) if request.fmt == "json" else render_text(checks)
     if request.junit:
         write_junit(checks, request.junit)
+    write_step_summary(f"{request.current} against the baseline {request.baseline}", checks)
     failed = any(c.status == "fail" for c in checks)
     return GateOutcome(text, EXIT_GATE_FAILED if failed else 0, actions_annotations(checks))

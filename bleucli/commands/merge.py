@@ -4,6 +4,10 @@ score (the shards themselves are validated by :mod:`bleucli.shards`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bleucli.precision import Precision
 
 
 @dataclass
@@ -12,7 +16,7 @@ class MergeRequest:
 
     shards: list[str]
     fmt: str | None = None
-    width: int = 1
+    width: int | Precision = 1
     score_only: bool = False
     short: bool = False
 

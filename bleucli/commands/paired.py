@@ -35,7 +35,7 @@ def paired(options: Options, metrics: dict[str, Metric], systems: list[TextSourc
         results,
         {k: v.format(options.short) for k, v in signatures.items()},
         options.fmt,
-        options.width,
+        options.precision,
         test,
         n_samples,
         options.json_layout,

@@ -35,7 +35,7 @@ def rank(options: Options, metrics: dict[str, Metric], systems: list[TextSource]
         options.short,
     )
     explicit = {s.name: s.named for s in systems}
-    return rank_table(rankings, options.fmt, options.width, test, n_samples, explicit)
+    return rank_table(rankings, options.fmt, options.precision, test, n_samples, explicit)
 
 
 def rank_all(

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from bleucli.errors import InputError
 from bleucli.log import logger
+from bleucli.precision import Precision, decimals, shown
 from bleucli.results import (
-    STANDARD_METRICS,
     TESTSET_KEYS,
     ScoreRecord,
     comparable_signature,
@@ -32,7 +32,7 @@ class ReportRequest:
 
     specs: list[str]
     fmt: str = "text"
-    width: int = 1
+    width: int | Precision = 1
 
 
 def _load(spec: str) -> tuple[str, list[ScoreRecord]]:
@@ -131,15 +131,14 @@ def build_report(request: ReportRequest) -> str:
             indent=1,
             ensure_ascii=False,
         )
-    width = request.width
     headers = ["System", *[label[c] for c in columns]]
-    # external segment metrics (COMET, ...) live in 0..1: never fewer than 4 decimals
-    digits = {(t, m): width if m in STANDARD_METRICS else max(width, 4) for t, m in columns}
+    # each metric at its own decimals (COMET 4, MetricX 2, BLEU/chrF/TER -w; bleucli.precision)
+    digits = {(t, m): decimals(request.width, m) for t, m in columns}
     rows = [
         [
             s,
             *(
-                f"{cells[s, t, m]:.{digits[t, m]}f}" if (s, t, m) in cells else "-"
+                shown(cells[s, t, m], digits[t, m]) if (s, t, m) in cells else "-"
                 for t, m in columns
             ),
         ]

@@ -59,14 +59,23 @@ class Options:
     def __init__(self, **values: Any) -> None:
         #: Per metric (``-m`` name), the keywords of its declared options as given.
         self.metric_options: dict[str, dict[str, Any]] = {}
+        #: ``-w METRIC=N``: decimals of one metric (``width`` is the 0-100 metrics').
+        self.widths: dict[str, int] = {}
         self.explicit: set[str] = set()
         for name, value in values.items():
             if name in ("bleu", "chrf", "ter"):
                 self.metric_options[name] = dict(value)
                 continue
-            if not hasattr(self, name):
+            if not hasattr(self, name) and name != "widths":
                 raise TypeError(f"unknown option {name!r}")
             setattr(self, name, value)
+
+    @property
+    def precision(self) -> Any:
+        """Each metric's decimals (:class:`bleucli.precision.Precision`)."""
+        from bleucli.precision import Precision
+
+        return Precision(self.width, tuple(sorted(self.widths.items())))
 
     def options_for(self, metric: str) -> dict[str, Any]:
         """The keywords given for ``metric`` (an empty dict it then keeps)."""

@@ -229,6 +229,7 @@ def scoring_request(options: Options) -> Any:
         options.language_pair,
         options.width,
         options.sentence_level,
+        tuple(sorted(options.widths.items())),
     )
 
 
@@ -320,7 +321,7 @@ def run_streaming(options: Options) -> str:
                 scores,
                 signatures,
                 fmt,
-                options.width,
+                options.precision,
                 options.score_only,
                 printed[0] + 1,
                 options.inputs[0],
@@ -380,7 +381,7 @@ def run_streaming(options: Options) -> str:
                 signature.format(short=True),
             )
         )
-    return single_system(results, options.fmt, options.width, options.score_only, options.short)
+    return single_system(results, options.fmt, options.precision, options.score_only, options.short)
 
 
 def _automatic_jobs() -> int:
@@ -495,8 +496,6 @@ def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
         from bleucli.commands.inputs import load_sources
 
         sources = load_sources(options, len(ref_sources[0].lines))
-        if "width" not in options.explicit:
-            options.width = max(options.width, 4)  # COMET's scores live in 0..1
     metrics: dict[str, Metric] = build_metrics(options, [s.lines for s in ref_sources], sources)
     if options.segment_scores:
         metrics.update(_segment_metrics(options, systems, len(ref_sources)))
@@ -581,13 +580,15 @@ def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
 
             fmt = "text" if options.fmt == "json" else options.fmt
             return (
-                single_system(results, fmt, options.width, options.score_only, options.short)
+                single_system(results, fmt, options.precision, options.score_only, options.short)
                 + "\n"
                 + subset_details(options, metrics, full_systems[0].lines)
             )
-        return single_system(results, options.fmt, options.width, options.score_only, options.short)
+        return single_system(
+            results, options.fmt, options.precision, options.score_only, options.short
+        )
     logger.info(f"Found {len(systems)} systems.")
-    return multi_system(results, options.fmt, options.width, options.short)
+    return multi_system(results, options.fmt, options.precision, options.short)
 
 
 def _segment_metrics(
@@ -606,8 +607,6 @@ def _segment_metrics(
             "bleucli stats writes BLEU/chrF/TER statistics; segment scores "
             "need no shards (their mean is their corpus score)"
         )
-    if "width" not in options.explicit:
-        options.width = max(options.width, 4)  # scores such as COMET's live in 0..1
     return segment.build(options.segment_scores, systems, num_refs)  # type: ignore[return-value]
 
 

@@ -52,7 +52,7 @@ def sentence_level(
                 scores,
                 signatures,
                 fmt,
-                options.width,
+                options.precision,
                 options.score_only,
                 1,
                 system.name,

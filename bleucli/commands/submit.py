@@ -107,9 +107,11 @@ def submit(
     series: str | None = None,
     labels: tuple[str, ...] = (),
     timeout: float = 600.0,
+    fmt: str = "json",
 ) -> tuple[str, dict[str, Any]]:
-    """Upload, and (``wait``/``receipt``) wait for the score: (what to print, the run's
-    state as the API gives it)."""
+    """Upload, and (``wait``/``receipt``) wait for the score: (what to print -- JSON, or
+    with ``fmt`` "text" the scoring command's text lines --, the run's state as the API
+    gives it)."""
     import os
 
     import requests
@@ -141,6 +143,8 @@ def submit(
         accepted = _answer(response)
         submission = accepted["id"]
         if not wait and receipt is None:
+            if fmt == "text":
+                return f"submission {submission} {accepted['status']}", accepted
             return json.dumps(accepted), accepted
         state = _poll(
             f"{base}/api/v1/submissions/{submission}", headers, ("scored", "failed"), timeout,
@@ -152,7 +156,25 @@ def submit(
         raise InputError(f"submission {submission} failed: {state.get('error')}")
     if receipt is not None:
         write_atomic(receipt, json.dumps(state["receipt"], indent=1, ensure_ascii=False) + "\n")
+    if fmt == "text":
+        return result_text(state["result"]), state
     return json.dumps(state["result"], indent=1, ensure_ascii=False), state
+
+
+def result_text(result: Any) -> str:
+    """A result document as the scoring command's ``-f text`` prints it: one
+    ``NAME|SIGNATURE = SCORE DETAILS`` line per metric, aligned on ``=``."""
+    from bleucli.precision import decimals, shown
+
+    entries = result if isinstance(result, list) else [result]
+    lines = []
+    for entry in entries:
+        head = f"{entry['name']}|{entry['signature']}" if entry.get("signature") else entry["name"]
+        score = shown(float(entry["score"]), decimals(1, entry["name"]))
+        detail = f" {entry['verbose_score']}" if entry.get("verbose_score") else ""
+        lines.append((head, f" = {score}{detail}"))
+    pad = max(len(head) for head, _ in lines)
+    return "\n".join(f"{head:>{pad}}{rest}" for head, rest in lines)
 
 
 def gate(
@@ -167,8 +189,6 @@ def gate(
     """The server-side gate of a scored run (queued for a worker, then polled):
     ``bleucli gate``'s lines (or ``-f json``), JUnit report, GitHub annotations and step
     summary, and its exit code (3: failed): (stdout, exit code, annotations for stderr)."""
-    import os
-
     import requests
 
     from bleucli.gating.render import (
@@ -176,6 +196,7 @@ def gate(
         actions_annotations,
         render_text,
         write_junit,
+        write_step_summary,
     )
     from bleucli.results import Check
 
@@ -203,30 +224,9 @@ def gate(
     )
     text = json.dumps(verdict, indent=1) if fmt == "json" else head + "\n" + render_text(checks)
     annotations = actions_annotations(checks)
-    if os.environ.get("GITHUB_ACTIONS") == "true":
-        summary = os.environ.get("GITHUB_STEP_SUMMARY")
-        if summary:
-            with open(summary, "a", encoding="utf-8") as handle:
-                handle.write(step_summary(head, checks))
+    write_step_summary(head, checks)
     if junit:
         write_junit(checks, junit)
     return text, EXIT_GATE_FAILED if not verdict["passed"] else 0, annotations
 
 
-def step_summary(head: str, checks: list[Any]) -> str:
-    """The gate as Markdown for a GitHub Actions job summary."""
-    failed = sum(c.status == "fail" for c in checks)
-    lines = [
-        f"### bleucli gate: {'failed' if failed else 'passed'}",
-        "",
-        head,
-        "",
-        "| verdict | check | baseline | current | detail |",
-        "| --- | --- | ---: | ---: | --- |",
-    ]
-    for c in checks:
-        base = "-" if c.baseline is None else f"{c.baseline:g}"
-        now = "-" if c.current is None else f"{c.current:g}"
-        detail = c.detail.replace("|", "\\|")
-        lines.append(f"| {c.status.upper()} | {c.name} | {base} | {now} | {detail} |")
-    return "\n".join(lines) + "\n\n"

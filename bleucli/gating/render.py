@@ -69,3 +69,35 @@ def write_junit(checks: list[Check], path: str) -> None:
     suites = ET.Element("testsuites", tests=str(len(checks)), failures=str(failed))
     suites.append(suite)
     write_atomic(path, ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n")
+
+
+def step_summary(head: str, checks: list[Check]) -> str:
+    """The gate as Markdown for a GitHub Actions job summary."""
+    failed = sum(c.status == "fail" for c in checks)
+    lines = [
+        f"### bleucli gate: {'failed' if failed else 'passed'}",
+        "",
+        head,
+        "",
+        "| verdict | check | baseline | current | detail |",
+        "| --- | --- | ---: | ---: | --- |",
+    ]
+    for c in checks:
+        base = "-" if c.baseline is None else f"{c.baseline:g}"
+        now = "-" if c.current is None else f"{c.current:g}"
+        detail = c.detail.replace("|", "\\|")
+        lines.append(f"| {c.status.upper()} | {c.name} | {base} | {now} | {detail} |")
+    return "\n".join(lines) + "\n\n"
+
+
+def write_step_summary(head: str, checks: list[Check]) -> None:
+    """Under GitHub Actions, append the gate's Markdown table to the job's summary
+    (``$GITHUB_STEP_SUMMARY``): every gate, local or on a server, shows on the run's page."""
+    import os
+
+    if os.environ.get("GITHUB_ACTIONS") != "true":
+        return
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with open(summary, "a", encoding="utf-8") as handle:
+            handle.write(step_summary(head, checks))

@@ -3,7 +3,11 @@
 
 As unbabel-comet does, the class comes from ``hparams.yaml``'s ``class_identifier`` and
 the settings from the checkpoint's own ``hyper_parameters`` where it has them; options a
-checkpoint leaves out take the class's defaults (those of unbabel-comet 2.2.7)."""
+checkpoint leaves out take the class's defaults (those of unbabel-comet 2.2.7). One
+exception: ``pretrained_model`` -- where the encoder's tokenizer and configuration are,
+never a number -- is ``hparams.yaml``'s when it names one, and a relative path is read from
+the model folder, so a model folder moves with its encoder and is re-pointed by editing
+``hparams.yaml``."""
 
 from __future__ import annotations
 
@@ -115,6 +119,10 @@ def load(path: str | Path, trusted: bool = False) -> Checkpoint:
         raise InputError(f"{file}: no state_dict in this checkpoint")
     settings = {**COMMON, **DEFAULTS[identifier], **hparams}
     settings.update(stored.get("hyper_parameters") or {})
+    if "pretrained_model" in hparams:
+        # where the encoder's tokenizer and configuration are: hparams.yaml says it (a user
+        # who moves a model edits it there); the weights all come from the checkpoint
+        settings["pretrained_model"] = hparams["pretrained_model"]
     if settings.get("layer_transformation") == "sparsemax_patch":
         settings["layer_transformation"] = "softmax"  # unbabel-comet >= 2.2.4 (its #244)
     if identifier == "xcomet_metric":

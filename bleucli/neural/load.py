@@ -159,11 +159,14 @@ def weights_file(path: Path) -> Path:
     return checkpoint_file(path)
 
 
-def encoder_folder(hparams: dict[str, Any]) -> Path:
-    """The encoder's config and tokenizer: the folder ``pretrained_model`` names, or the
-    registered encoder of that name (fetched like a model)."""
+def encoder_folder(hparams: dict[str, Any], model_folder: Path | None = None) -> Path:
+    """The encoder's config and tokenizer: the folder ``pretrained_model`` names (a relative
+    path from the model folder first, so a model folder can move with its encoder beside
+    it), or the registered encoder of that name (fetched like a model)."""
     pretrained = str(hparams.get("pretrained_model", ""))
     local = Path(pretrained).expanduser()
+    if model_folder is not None and not local.is_absolute() and (model_folder / local).is_dir():
+        return model_folder / local
     if local.is_dir():
         return local
     from bleucli.neural.hub import encoder_entry, fetch
@@ -189,7 +192,8 @@ def load(spec: str, device: str = "cpu", precision: str = "fp32") -> Loaded:
         runtime.deterministic(where)
         if file.suffix == ".ckpt":
             stored = checkpoint.load(file, trusted=trusted)
-            model: Any = models.build(stored, encoder_folder(stored.hparams), where, dtype)
+            encoder = encoder_folder(stored.hparams, stored.folder)
+            model: Any = models.build(stored, encoder, where, dtype)
             model_class = stored.class_identifier
         else:
             from bleucli.neural.metricx import MetricXModel

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from bleucli.errors import ConfigError, InputError
+from bleucli.precision import decimals, shown
 
 if TYPE_CHECKING:
     from bleucli.metrics.base import Metric
@@ -107,7 +108,8 @@ def subset_details(
     left = max(len(key) for key in results) + 1
     name_width = max(len(score.name) for _, score in next(iter(results.values())))
     return "\n".join(
-        f"{key:<{left}}: sentences={n:<6} {score.name:<{name_width}} = {score.score:.{width}f}"
+        f"{key:<{left}}: sentences={n:<6} {score.name:<{name_width}} = "
+        f"{shown(score.score, decimals(width, score.name))}"
         for key, scores in results.items()
         for n, score in scores
     )

@@ -212,7 +212,7 @@ def test_output_formats(subset, tmp_path) -> None:
     assert tsv[0].split("\t") == ["statistic", "Cluster", "Metric", "Value", "p vs best"]
     assert sum(line.startswith("sys-pearson\t") for line in tsv) == 4
     latex = run_cli(_plain_args(subset, *stats, "-f", "latex")).stdout
-    assert "\\toprule" in latex and "%  - stat:sys-pearson|" in latex
+    assert "\\toprule" in latex and "\\texttt{stat:sys-pearson|\\allowbreak{}" in latex
     if shutil.which("pdflatex"):
         (tmp_path / "t.tex").write_text(
             "\\documentclass{article}\\usepackage[utf8]{inputenc}\\usepackage{booktabs}"

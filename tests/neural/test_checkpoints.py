@@ -15,9 +15,12 @@ from bleucli.errors import ConfigError, InputError
 
 
 def copy(toy: Path, tmp_path: Path) -> Path:
-    """A copy of a toy model folder (sharing the encoder folder its hparams name)."""
+    """A copy of a toy model folder with its encoder beside it (as its hparams name it:
+    ``../encoder``, relative to the model folder)."""
     target = tmp_path / toy.parents[1].name
     shutil.copytree(toy.parents[1], target)
+    if not (tmp_path / "encoder").exists():
+        shutil.copytree(toy.parents[2] / "encoder", tmp_path / "encoder")
     return target
 
 

@@ -25,7 +25,7 @@ def publish(hub: Hub, toy: Path, tmp_path: Path, pin: bool = True) -> Path:
     ``tests/toy-encoder``; a registry (BLEUCLI_MODELS) naming them."""
     folder = toy.parents[1]
     hparams = yaml.safe_load((folder / "hparams.yaml").read_text())
-    encoder = Path(hparams["pretrained_model"])
+    encoder = folder / hparams["pretrained_model"]  # relative to the model folder
     hparams["pretrained_model"] = "toy-encoder"  # resolved through the registry
     model_files = {
         "hparams.yaml": yaml.safe_dump(hparams).encode(),

@@ -43,7 +43,7 @@ def test_comet_beside_bleu_and_chrf_in_one_run(checked_toys, reference) -> None:
 
 def test_sentence_scores_and_error_spans(checked_toys, reference) -> None:
     result = run_cli([REF, "-i", HYP, "--source", SRC, "-m", "xcomet", "--xcomet-model",
-                      folder(checked_toys, "xcomet"), "-sl", "-f", "json", "-w", "6"])  # fmt: skip
+                      folder(checked_toys, "xcomet"), "-sl", "-f", "json", "-w", "xcomet=6"])  # fmt: skip
     assert result.exit_code == 0, result.stderr
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     expected = reference["checkpoints"]["xcomet"]["predictions"]["example"]
@@ -134,7 +134,7 @@ def test_python_api_and_batch(checked_toys, reference) -> None:
 def test_cometkiwi_needs_no_reference_and_ignores_one(checked_toys, reference) -> None:
     kiwi = folder(checked_toys, "unified")
     result = run_cli(
-        [REF, "-i", HYP, "--source", SRC, "-m", "cometkiwi", "--cometkiwi-model", kiwi, "-w", "6"]
+        [REF, "-i", HYP, "--source", SRC, "-m", "cometkiwi", "--cometkiwi-model", kiwi, "-w", "cometkiwi=6"]
     )
     assert result.exit_code == 0, result.stderr
     (record,) = (
@@ -167,7 +167,7 @@ def test_out_of_memory_suggests_a_smaller_batch(checked_toys, monkeypatch) -> No
 def test_quality_estimation_needs_no_reference_file(checked_toys, reference) -> None:
     kiwi = folder(checked_toys, "unified")
     alone = run_cli(
-        ["-i", HYP, "--source", SRC, "-m", "cometkiwi", "--cometkiwi-model", kiwi, "-w", "6"]
+        ["-i", HYP, "--source", SRC, "-m", "cometkiwi", "--cometkiwi-model", kiwi, "-w", "cometkiwi=6"]
     )
     assert alone.exit_code == 0, alone.stderr
     record = json.loads(alone.stdout)
