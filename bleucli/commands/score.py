@@ -422,6 +422,12 @@ def run(options: Options) -> str:
         _check_stats_options(options)
     for name in options.metrics:
         metric_class(name)  # fail on an unknown metric before reading any file
+    from bleucli.neural.preflight import check_sources
+
+    check_sources(
+        options.metrics, bool(options.source or options.test_set),
+        bool(options.refs or options.test_set),
+    )  # fmt: skip
     for notice in notices:  # said once the options are known to be usable
         logger.info(notice)
     from bleucli.commands.resegment import check_options
@@ -496,6 +502,9 @@ def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
         from bleucli.commands.inputs import load_sources
 
         sources = load_sources(options, len(ref_sources[0].lines))
+        from bleucli.neural.preflight import check_models
+
+        check_models(options.metrics, options.metric_options)  # before torch, before a download
     metrics: dict[str, Metric] = build_metrics(options, [s.lines for s in ref_sources], sources)
     if options.segment_scores:
         metrics.update(_segment_metrics(options, systems, len(ref_sources)))

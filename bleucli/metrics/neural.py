@@ -62,6 +62,9 @@ class NeuralMetric(Metric):
     integer_stats = False
     batches_systems = True
     uses_source = True
+    #: Whether the metric cannot score without the source sentences (xCOMET can, with a
+    #: reference): checked before a model is loaded (bleucli.neural.preflight).
+    requires_source = True
     #: COMET's kin score on 0-1: four decimals tell systems apart (MetricX overrides).
     decimals = 4
     prefix = "comet"
@@ -347,6 +350,7 @@ class XCOMET(NeuralMetric):
     name = "xCOMET"
     prefix = "xcomet"
     OPTIONS = neural_options("xcomet")
+    requires_source = False  # a reference alone will do
 
     def _check_kind(self, model_class: str) -> None:
         if model_class != "xcomet_metric":

@@ -71,7 +71,83 @@ def expected_hashes(entry: ModelEntry) -> dict[str, str | None]:
     return {path: digest or locked.get(path) for path, digest in entry.files.items()}
 
 
-def fetch(entry: ModelEntry, force: bool = False, show_progress: bool = False) -> Path:
+#: Seconds to wait for the hub's first answer before saying it cannot be reached (its own
+#: client retries for half a minute, printing "Retrying in 8s" ten times).
+PROBE_SECONDS = 5.0
+
+
+def endpoint() -> str:
+    """The hub bleucli downloads from (``HF_ENDPOINT``, else Hugging Face's)."""
+    return os.environ.get("HF_ENDPOINT", "").rstrip("/") or "https://huggingface.co"
+
+
+def all_cached(entry: ModelEntry) -> bool:
+    """Whether the hub cache holds every file of ``entry`` (no network needed)."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:
+        from bleucli.errors import MissingExtraError
+
+        raise MissingExtraError("neural models", "neural", "huggingface_hub") from None
+    return all(
+        isinstance(try_to_load_from_cache(entry.repo, name, revision=entry.revision), str)
+        for name in entry.files
+    )
+
+
+def advice(name: str, flag: str = "--comet-model") -> str:
+    """What to do when a model cannot be fetched here (never "run the command you ran")."""
+    return (
+        f"use a mirror (HF_ENDPOINT=https://...), or fetch it where the hub is reachable "
+        f"(bleucli models download {name}), copy the folder `bleucli models path {name}` "
+        f"prints there to this machine and give it with {flag} DIR"
+    )
+
+
+def ensure_reachable(entry: ModelEntry, flag: str = "--comet-model") -> None:
+    """Refuse at once, in one line, a model that is not here and cannot be fetched now:
+    downloads switched off (``HF_HUB_OFFLINE``/``BLEUCLI_OFFLINE``), or the hub not
+    answering within :data:`PROBE_SECONDS` (one request; the hub's own client retries for
+    half a minute). ``flag``: the option that takes a local folder instead."""
+    switched = [
+        n for n in ("HF_HUB_OFFLINE", "BLEUCLI_OFFLINE")
+        if os.environ.get(n, "").lower() in ("1", "true", "yes", "on")
+    ]  # fmt: skip
+    if switched:
+        raise ModelUnavailable(
+            f"model {entry.name} is not downloaded and downloads are off "
+            f"({'/'.join(switched)}=1): unset {' and '.join(switched)} to download it here, "
+            f"or {advice(entry.name, flag)}"
+        )
+    import requests
+
+    url = endpoint()
+    try:
+        requests.head(url, timeout=PROBE_SECONDS, allow_redirects=False)
+    except requests.RequestException as err:
+        why = _reason(err)
+        raise ModelUnavailable(
+            f"model {entry.name}: the hub at {url} cannot be reached ({why}); "
+            f"{advice(entry.name, flag)}"
+        ) from None
+
+
+#: What a connection error says, in its own words (the client's message wraps it in three
+#: layers of class names).
+_REASONS = ("connection refused", "name or service not known", "temporary failure in name "
+            "resolution", "no route to host", "network is unreachable", "timed out",
+            "connection reset", "certificate verify failed")  # fmt: skip
+
+
+def _reason(err: Exception) -> str:
+    text = str(err).lower()
+    found = next((reason for reason in _REASONS if reason in text), None)
+    return found or type(err).__name__
+
+
+def fetch(
+    entry: ModelEntry, force: bool = False, show_progress: bool = False, flag: str = "--comet-model"
+) -> Path:
     """The local folder holding ``entry``'s files (downloaded if needed), every file checked
     against its hash. Offline, only what the hub cache already holds."""
     try:
@@ -83,6 +159,10 @@ def fetch(entry: ModelEntry, force: bool = False, show_progress: bool = False) -
         raise MissingExtraError("neural models", "neural", "huggingface_hub") from None
     if not show_progress:
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    # every file here: no network at all (the hashes below say they are the pinned ones)
+    here = not force and all_cached(entry)
+    if not here:
+        ensure_reachable(entry, flag)
     expected = expected_hashes(entry)
     folder: Path | None = None
     new: dict[str, str] = {}
@@ -99,15 +179,14 @@ def fetch(entry: ModelEntry, force: bool = False, show_progress: bool = False) -
                     entry.repo,
                     filename,
                     revision=entry.revision,
-                    local_files_only=offline() and not force,
+                    local_files_only=(offline() or here) and not force,
                     force_download=force,
                 )
             )
         except LocalEntryNotFoundError:
             raise ModelUnavailable(
-                f"model {entry.name} is not downloaded and the hub is offline "
-                f"(HF_HUB_OFFLINE/BLEUCLI_OFFLINE): run `bleucli models download {entry.name}` "
-                f"where the hub is reachable"
+                f"model {entry.name}: {filename} is not downloaded and {entry.repo} could not "
+                f"be fetched from {endpoint()}; {advice(entry.name, flag)}"
             ) from None
         except Exception as err:  # noqa: BLE001 - network and hub errors come in many kinds
             text = str(err).splitlines()[0] if str(err) else type(err).__name__

@@ -59,7 +59,8 @@ def publish(hub: Hub, toy: Path, tmp_path: Path, pin: bool = True) -> Path:
 def env_for(hub: Hub, registry: Path, tmp_path: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "BLEUCLI_"))}
     env.update(HF_ENDPOINT=hub.url, HF_HOME=str(tmp_path / "hf"), BLEUCLI_MODELS=str(registry),
-               BLEUCLI_CACHE=str(tmp_path / "cache"), HF_HUB_DISABLE_TELEMETRY="1", **extra)  # fmt: skip
+               BLEUCLI_CACHE=str(tmp_path / "cache"), HF_HUB_DISABLE_TELEMETRY="1")  # fmt: skip
+    env.update(extra)
     return env
 
 
@@ -148,7 +149,8 @@ def test_offline_without_the_model_says_how_to_get_it(toys, tmp_path) -> None:
         )
         assert done.returncode == 1 and not hub.requests
         (line,) = done.stderr.strip().splitlines()
-        assert "not downloaded" in line and "bleucli models download toy-comet" in line
+        assert "not downloaded and downloads are off (HF_HUB_OFFLINE=1)" in line
+        assert "unset HF_HUB_OFFLINE to download it here" in line
 
 
 def test_first_download_pins_an_unpinned_model(toys, tmp_path) -> None:
@@ -174,3 +176,74 @@ def test_models_commands_on_a_model_not_downloaded(toys, tmp_path, command) -> N
         registry = publish(hub, toys["regression"], tmp_path)
         done = bleucli(command, env_for(hub, registry, tmp_path))
         assert done.returncode == 1 and "not downloaded" in (done.stderr + done.stdout)
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])  # closed again when the probe is
+
+
+def _imports_torch(stderr: str) -> bool:
+    """Whether ``python -X importtime`` reported importing torch."""
+    return any(line.rstrip().endswith("| torch") for line in stderr.splitlines())
+
+
+def test_an_unreachable_hub_is_said_once_at_once_with_what_to_do(toys, tmp_path) -> None:
+    """First contact: no model, no hub. One line within a few seconds (it was 27 s of ten
+    "Retrying in 8s" lines, then a false "offline" and advice to run `models download`,
+    which printed the same line), naming the mirror, the local folder and `models path`."""
+    import time
+
+    with Hub() as hub:
+        registry = publish(hub, toys["regression"], tmp_path)
+    env = env_for(hub, registry, tmp_path, HF_ENDPOINT=f"http://127.0.0.1:{_closed_port()}")
+    for args in (
+        [REF, "-i", HYP, "--source", SRC, "-m", "comet", "--comet-model", "toy-comet"],
+        ["models", "download", "toy-comet"],
+    ):
+        started = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "bleucli", *args],
+            capture_output=True, text=True, env=env, cwd=ROOT,
+        )  # fmt: skip
+        assert done.returncode == 1 and done.stdout == ""
+        assert time.monotonic() - started < 5
+        assert not _imports_torch(done.stderr)
+        (line,) = [x for x in done.stderr.splitlines() if not x.startswith("import time:")]
+        assert "cannot be reached (connection refused)" in line, line
+        assert "HF_ENDPOINT" in line and "--comet-model DIR" in line
+        assert "bleucli models path toy-comet" in line and "OFFLINE" not in line
+
+
+def test_neural_mistakes_are_said_before_torch_is_imported(toys, tmp_path) -> None:
+    """A missing source (it used to try the download first), quality estimation without a
+    source (it said "no references"), a damaged checkpoint: one line, torch not imported."""
+    import shutil
+
+    with Hub() as hub:
+        registry = publish(hub, toys["regression"], tmp_path)
+        env = env_for(hub, registry, tmp_path)
+        damaged = tmp_path / "damaged"
+        shutil.copytree(toys["regression"].parents[1], damaged)
+        (damaged / "checkpoints" / "model.ckpt").write_bytes(b"not a zip archive")
+        cases = [
+            ([REF, "-i", HYP, "-m", "comet", "--comet-model", "toy-comet"],
+             "-m comet: neural metrics read the source sentences: give --source FILE"),
+            (["-i", HYP, "-m", "cometkiwi", "--cometkiwi-model", str(damaged)],
+             "-m cometkiwi: reference-free neural metrics read the source sentences: give --source FILE"),
+            ([REF, "-i", HYP, "--source", SRC, "-m", "comet", "--comet-model", str(damaged)],
+             "not a checkpoint torch can read"),
+        ]  # fmt: skip
+        for args, message in cases:
+            done = subprocess.run(
+                [sys.executable, "-X", "importtime", "-m", "bleucli", *args],
+                capture_output=True, text=True, env=env, cwd=ROOT,
+            )  # fmt: skip
+            assert done.returncode == 1, done.stderr[-500:]
+            assert not _imports_torch(done.stderr), args
+            (line,) = [x for x in done.stderr.splitlines() if not x.startswith("import time:")]
+            assert message in line, line
+        assert not hub.requests  # nothing was fetched for any of them
