@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from bleucli.errors import InputError
-from bleucli.io import RESEGMENT_HINT, check_encoding, open_binary
+from bleucli.io import RESEGMENT_HINT, check_encoding, open_binary, warn_bom
 from bleucli.metrics.base import Metric, Number, sum_rows
 
 CHUNK_LINES = 20000
@@ -44,7 +44,7 @@ class LineReader:
                     f"({err.reason} at byte {err.start + 1})"
                 ) from None
             if self.count == 1 and line.startswith("\ufeff"):
-                line = line[1:]
+                warn_bom(path, encoding)  # kept, as SacreBLEU keeps it
             yield line.rstrip()
 
     def _raw_lines(self) -> Iterator[bytes]:
