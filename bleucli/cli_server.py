@@ -345,7 +345,9 @@ def submit_command(server: str, token_file: str, testset: str, hypothesis: str, 
         "against": against, "tolerance": tolerance, "tolerance_for": list(tolerance_for),
         "min_score": list(min_score), "alpha": alpha, "paired_bs_n": paired_bs_n, "promote": promote,
     }  # fmt: skip
-    verdict, code, annotations = gate(server, token_file, state["id"], options, fmt or "text", junit)
+    verdict, code, annotations = gate(
+        server, token_file, state["id"], options, fmt or "text", junit
+    )
     click.echo(verdict)
     if annotations:  # GitHub's runner reads workflow commands from stderr too
         click.echo(annotations, err=True)

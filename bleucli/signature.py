@@ -117,6 +117,29 @@ def _metric_of(name: str) -> Any:
     raise UsageError(f"signature names metric {name!r}, which bleucli cannot score")
 
 
+def _unknown_field(key: str, name: str, text: str, named: bool) -> str:
+    """The refusal of a field the metric does not have; for a signature without a metric
+    name (as ``-f json``'s ``"signature"`` holds it), which metric's fields these are."""
+    if named:
+        return f"unknown signature field {key!r} for {name} in {text!r}"
+    from bleucli.metrics import available_metrics, metric_class
+
+    owners = []
+    for candidate in available_metrics():
+        try:
+            cls = metric_class(candidate)
+        except Exception:  # noqa: BLE001 - an uninstalled plugin claims no field
+            continue
+        if key in cls.signature_keys:
+            owners.append(cls.name)
+    whose = f" (a field of {', '.join(dict.fromkeys(owners))})" if owners else ""
+    return (
+        f"signature field {key!r}{whose} in {text!r}, which names no metric: a signature "
+        f"without a name is read as BLEU's; put the metric's name first, as the text output "
+        f"prints it ({(owners or ['NAME'])[0]}|{text})"
+    )
+
+
 def parse_signature(text: str) -> ParsedSignature:
     """Read a signature in any form SacreBLEU 1.x or 2.x (or bleucli) prints."""
     text = text.strip()
@@ -125,8 +148,9 @@ def parse_signature(text: str) -> ParsedSignature:
     legacy = "|" not in text and "+" in text and ":" not in text
     parts = re.split(r"\+(?=[^+]*\.)", text) if legacy else text.split("|")
     separator = "." if legacy else ":"
-    name = "BLEU"
-    if separator not in parts[0]:
+    name = "BLEU"  # SacreBLEU's JSON writes BLEU's signature without its name
+    named = separator not in parts[0]
+    if named:
         name = parts.pop(0)
     cls = _metric_of(name)
     metric = cls.key
@@ -139,6 +163,6 @@ def parse_signature(text: str) -> ParsedSignature:
         if metric == "ter" and key == "t" and value.startswith("tercom"):
             key = "tok"  # TER's short form abbreviates tok as t, like test
         if key not in aliases:
-            raise UsageError(f"unknown signature field {key!r} for {name} in {text!r}")
+            raise UsageError(_unknown_field(key, name, text, named))
         fields[aliases[key]] = value
     return ParsedSignature(metric, fields, legacy, name)

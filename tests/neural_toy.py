@@ -283,14 +283,6 @@ def build_all(folder: Path, seed: int = 0) -> dict[str, Path]:
     return {kind: build(folder, kind, seed) for kind in KINDS}
 
 
-if __name__ == "__main__":
-    import sys
-
-    target = Path(sys.argv[1] if len(sys.argv) > 1 else "toy-comet")
-    for kind, path in build_all(target).items():
-        print(kind, path, fingerprint(path))
-
-
 def build_metricx(folder: Path, seed: int = 0) -> Path:
     """A toy MetricX-24 checkpoint in transformers' layout: an mT5 of two tiny layers with
     mT5's vocabulary size (the score is read at token 250089), random weights (the score
@@ -340,3 +332,12 @@ def build_metricx(folder: Path, seed: int = 0) -> Path:
         model.lm_head.weight[250089] = 12 * mean / mean.dot(mean) + 6 / spread * direction
     model.save_pretrained(str(folder), safe_serialization=True)
     return folder
+
+
+if __name__ == "__main__":
+    import sys
+
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "toy-comet")
+    for kind, path in build_all(target).items():
+        print(kind, path, fingerprint(path))
+    print("metricx", build_metricx(target / "metricx"))

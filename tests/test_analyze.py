@@ -211,6 +211,7 @@ def test_documents_table(analysis) -> None:
 def test_text_formats_carry_signatures(analysis, fmt) -> None:
     result = run_cli(["analyze", *analysis["args"], "-f", fmt])
     assert result.exit_code == 0, result.stderr
+
     def printed(signature: str) -> str:  # in LaTeX's typewriter, a line may break after |
         return signature.replace("|", "|\\allowbreak{}") if fmt == "latex" else signature
 

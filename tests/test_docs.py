@@ -103,9 +103,13 @@ def commands(block: str) -> list[str]:
     return out
 
 
+#: Commands that are not bleucli's but run as written (the page says to run them).
+OTHER_COMMANDS = ("python -m tests.neural_toy ",)
+
+
 def sandbox(folder: Path, page: Path | None = None) -> Path:
     shutil.copytree(EXAMPLES, folder / "examples")
-    if page is not None and page.name == "neural.md":  # its toy checkpoints, as it says
+    if page is not None and page.name == "neural.md":  # its Python blocks use the toys
         from tests.neural_toy import build_all
 
         build_all(folder / "toy-comet")
@@ -156,13 +160,16 @@ def test_shell_commands_run_as_written(page: Path, tmp_path: Path) -> None:
     folder = sandbox(tmp_path / "work", page)
     env = environment(str(tmp_path / "cache"), page)
     ran = 0
+    printed: list[str] = []
     shown = blocks(page, "bash")
     for block in shown:
         for command in commands(block):
             skipped = [why for marker, why in NOT_RUN.items() if marker in command]
             if skipped:
                 continue
-            assert "bleucli" in command, f"{page_id(page)}: not a bleucli command: {command}"
+            assert "bleucli" in command or command.startswith(OTHER_COMMANDS), (
+                f"{page_id(page)}: not a bleucli command: {command}"
+            )
             proc = subprocess.run(
                 ["bash", "-c", command],
                 cwd=folder,
@@ -183,7 +190,14 @@ def test_shell_commands_run_as_written(page: Path, tmp_path: Path) -> None:
                 )
                 assert proc.returncode == expected, (where, proc.stdout[-500:], proc.stderr[-1500:])
             ran += 1
+            printed.append(proc.stdout)
     assert ran > 0 or not shown, page_id(page)
+    # a result line the page shows as output (``METRIC|...|version:bleucli-... = SCORE``)
+    # is what one of its commands printed: the hash and the score as documented
+    for block in blocks(page, "text"):
+        for line in block.splitlines():
+            if re.match(r"^\S+\|\S*version:bleucli-\S* = ", line) and "..." not in line:
+                assert any(line in out for out in printed), (page_id(page), line)
 
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)

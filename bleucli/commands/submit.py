@@ -228,5 +228,3 @@ def gate(
     if junit:
         write_junit(checks, junit)
     return text, EXIT_GATE_FAILED if not verdict["passed"] else 0, annotations
-
-

@@ -63,6 +63,7 @@ class MetricXModel(NeuralModel):
                 f"of google/mt5-xl (or the model's size) beside the weights"
             )
         self.tokenizer = sentencepiece.SentencePieceProcessor(model_file=str(spiece))
+        transformers.utils.logging.disable_progress_bar()  # no "Loading weights" bar on stderr
         self.model = transformers.MT5ForConditionalGeneration.from_pretrained(
             str(folder), torch_dtype=dtype, local_files_only=True
         )

@@ -106,3 +106,41 @@ def test_sparsemax_is_a_projection_onto_the_simplex() -> None:
         tau = (x[support] - p[support]).mean()
         assert torch.allclose(x[support] - p[support], tau.expand(int(support.sum())), atol=1e-5)
         assert torch.all(x[~support] <= tau + 1e-5)
+
+
+def test_a_model_folder_moves_and_hparams_yaml_repoints_its_encoder(toys, tmp_path) -> None:
+    """A toy folder moved with its encoder beside it works as it was (the checkpoint names
+    ``../encoder``); moved alone, it is refused naming hparams.yaml, and editing
+    ``pretrained_model`` there is what points it at the encoder again (it changed nothing
+    when the checkpoint's own copy of the setting won)."""
+    import hashlib
+
+    from bleucli import COMET
+    from tests.neural_toy import ROOT
+
+    lines = [(ROOT / "examples" / n).read_text(encoding="utf-8").splitlines()
+             for n in ("src.en", "hyp.de", "ref.de")]  # fmt: skip
+
+    def score(folder: Path) -> float:
+        metric = COMET(model=str(folder))
+        return metric.corpus_score(lines[1], [lines[2]], sources=lines[0]).score
+
+    original = score(toys["regression"].parents[1])
+    moved = copy(toys["regression"], tmp_path / "with-encoder")
+    assert score(moved) == original
+    alone = tmp_path / "alone" / "regression"
+    shutil.copytree(toys["regression"].parents[1], alone)
+    with pytest.raises(ConfigError, match="hparams.yaml: pretrained_model '../encoder'"):
+        from bleucli.neural.preflight import check_model
+
+        check_model(str(alone))
+    hparams = yaml.safe_load((alone / "hparams.yaml").read_text())
+    hparams["pretrained_model"] = str(toys["regression"].parents[2] / "encoder")
+    (alone / "hparams.yaml").write_text(yaml.safe_dump(hparams))
+    assert score(alone) == original
+    # the weights' hash (the signature's) does not depend on where the toy was built
+    digests = {
+        hashlib.sha256((folder / "checkpoints" / "model.ckpt").read_bytes()).hexdigest()
+        for folder in (toys["regression"].parents[1], moved, alone)
+    }
+    assert len(digests) == 1

@@ -28,7 +28,10 @@ def fresh_model(toys, kind: str = "regression"):
 
     stored = checkpoint.load(toys[kind])
     model = models.build(
-        stored, load.encoder_folder(stored.hparams, stored.folder), torch.device("cpu"), torch.float32
+        stored,
+        load.encoder_folder(stored.hparams, stored.folder),
+        torch.device("cpu"),
+        torch.float32,
     )
     model.cache_identity = f"{load.file_hash(toys[kind])[:32]}-fp32-cpu"
     return model

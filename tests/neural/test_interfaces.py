@@ -134,7 +134,19 @@ def test_python_api_and_batch(checked_toys, reference) -> None:
 def test_cometkiwi_needs_no_reference_and_ignores_one(checked_toys, reference) -> None:
     kiwi = folder(checked_toys, "unified")
     result = run_cli(
-        [REF, "-i", HYP, "--source", SRC, "-m", "cometkiwi", "--cometkiwi-model", kiwi, "-w", "cometkiwi=6"]
+        [
+            REF,
+            "-i",
+            HYP,
+            "--source",
+            SRC,
+            "-m",
+            "cometkiwi",
+            "--cometkiwi-model",
+            kiwi,
+            "-w",
+            "cometkiwi=6",
+        ]
     )
     assert result.exit_code == 0, result.stderr
     (record,) = (
@@ -167,7 +179,18 @@ def test_out_of_memory_suggests_a_smaller_batch(checked_toys, monkeypatch) -> No
 def test_quality_estimation_needs_no_reference_file(checked_toys, reference) -> None:
     kiwi = folder(checked_toys, "unified")
     alone = run_cli(
-        ["-i", HYP, "--source", SRC, "-m", "cometkiwi", "--cometkiwi-model", kiwi, "-w", "cometkiwi=6"]
+        [
+            "-i",
+            HYP,
+            "--source",
+            SRC,
+            "-m",
+            "cometkiwi",
+            "--cometkiwi-model",
+            kiwi,
+            "-w",
+            "cometkiwi=6",
+        ]
     )
     assert alone.exit_code == 0, alone.stderr
     record = json.loads(alone.stdout)
