@@ -18,6 +18,9 @@ from bleucli.errors import BleucliError, ConfigError, InputError
 from bleucli.native import ENGINE
 from bleucli.version import __version__
 
+#: The neural metrics (``analyze``, ``plot`` and ``gate`` take their declared options).
+NEURAL_METRICS = ("comet", "cometkiwi", "xcomet", "metricx24", "metricx24-qe")
+
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 #: Options that take several values (``-i a.txt b.txt``), as SacreBLEU's argparse ``nargs``.
@@ -295,7 +298,8 @@ def precision_from(values: Sequence[tuple[str | None, int]]) -> tuple[int, dict[
     "--metrics",
     multiple=True,
     metavar="NAME...",
-    help="Metrics to compute: bleu, chrf, ter; neural: comet, cometkiwi, xcomet (default: bleu).",
+    help="Metrics to compute: bleu, chrf, ter; neural: comet, cometkiwi, xcomet, metricx24, "
+    "metricx24-qe (default: bleu).",
 )
 @click.option(
     "-t",
@@ -409,9 +413,11 @@ def precision_from(values: Sequence[tuple[str | None, int]]) -> tuple[int, dict[
     type=int,
     default=1,
     show_default=True,
-    help="Worker processes for big files and paired tests (same results for any "
-    "number; at most the CPUs); 0: automatic.",
+    help="Parallel workers (processes here) for big files and paired tests (same results "
+    "for any number; at most the CPUs); 0: automatic.",
 )
+@click.option("--threads", "jobs_deprecated", type=int, hidden=True,
+              callback=lambda c, p, v: deprecated(v, "--threads", "-j/--jobs"))  # fmt: skip
 @click.option("--emit-stats", is_flag=True, hidden=True)  # set by `bleucli stats`
 @click.option(
     "--from-signature",
@@ -571,7 +577,7 @@ def options_from(ctx: click.Context, params: dict[str, Any]) -> Any:
         quiet=params["quiet"],
         short=params["short"],
         from_signature=params["from_signature"],
-        jobs=params["jobs"],
+        jobs=params["jobs"] if params["jobs_deprecated"] is None else params["jobs_deprecated"],
         confidence=params["confidence"],
         confidence_n=params["confidence_n"],
         paired_bs=params["paired_bs"],
@@ -643,6 +649,7 @@ def report_command(results: tuple[str, ...], fmt: str, width: list[Any]) -> None
     epilog="Exit codes: 0 all checks passed, 3 a check failed, 1 unusable input, 2 usage error.",
 )
 @click.argument("current", metavar="CURRENT.json")
+@click.argument("refs", nargs=-1, metavar="[REFS]...")
 @click.option(
     "--baseline",
     "baseline_path",
@@ -691,18 +698,22 @@ def report_command(results: tuple[str, ...], fmt: str, width: list[Any]) -> None
     "only if a paired bootstrap test finds it significant.",
 )
 @click.option(
-    "--output",
+    "-i",
+    "--input",
     "current_output",
     metavar="FILE",
-    help="Statistical gate: the current system's translations.",
+    help="Statistical gate: the current system's translations (the references follow "
+    "CURRENT.json, as in the scoring command; default: the test set its signatures name).",
 )
 @click.option(
-    "--refs",
-    multiple=True,
+    "--output",
+    "output_deprecated",
     metavar="FILE",
-    help="Statistical gate: reference file(s); default: the test set named in the "
-    "results' signatures.",
+    hidden=True,
+    callback=lambda c, p, v: deprecated(v, "gate --output", "-i/--input"),
 )
+@click.option("--refs", "refs_deprecated", multiple=True, metavar="FILE", hidden=True,
+              callback=lambda c, p, v: deprecated(v, "gate --refs", "the references after CURRENT.json"))  # fmt: skip
 @click.option(
     "--alpha",
     type=float,
@@ -722,19 +733,31 @@ def report_command(results: tuple[str, ...], fmt: str, width: list[Any]) -> None
     metavar="FILE",
     help="Statistical gate: the source sentences (neural metrics such as COMET read them).",
 )
-@click.option(
-    "--model",
-    "models",
-    multiple=True,
-    metavar="DIR",
-    help="Statistical gate: a neural model's folder, used for the results whose signature "
-    "names its weights' hash (else the registered model). Repeatable.",
-)
+@metric_options(NEURAL_METRICS, only={m: ("model",) for m in NEURAL_METRICS})
+@click.option("--model", "models_deprecated", multiple=True, metavar="DIR", hidden=True,
+              callback=lambda c, p, v: deprecated(v, "gate --model", "--comet-model (or the metric's own --...-model)"))  # fmt: skip
 def gate_command(current: str, baseline_path: str, **params: Any) -> None:
-    """Compare CURRENT.json (bleucli's JSON output; - for stdin) with a baseline."""
+    """Compare CURRENT.json (bleucli's JSON output; - for stdin) with a baseline. The
+    statistical gate (--baseline-output, -i) takes the references as the scoring command
+    does: after CURRENT.json.
+
+    \b
+      bleucli gate current.json --baseline base.json --tolerance 0.5
+      bleucli gate current.json ref.de --baseline base.json --baseline-output base.de -i new.de
+    """
     from bleucli.commands.gate import GateRequest, run
 
-    outcome = run(GateRequest(current=current, baseline=baseline_path, **params))
+    refs = tuple(params.pop("refs")) + tuple(params.pop("refs_deprecated"))
+    output = params.pop("output_deprecated")
+    if params["current_output"] is None:
+        params["current_output"] = output
+    models = tuple(params.pop("models_deprecated"))
+    for name in NEURAL_METRICS:  # a neural metric's model folder, matched by its hash
+        given = params.pop(f"{name.replace('-', '_')}_model", None)
+        if given:
+            models += (given,)
+    outcome = run(GateRequest(current=current, baseline=baseline_path, refs=refs,
+                              models=models, **params))  # fmt: skip
     click.echo(outcome.text)
     if outcome.annotations:
         click.echo(outcome.annotations, err=True)
@@ -814,22 +837,26 @@ def merge_command(
     help="Source sentences, one per candidate group (neural metrics read them).",
 )
 @metric_options(
+    ("bleu", "chrf", "ter", "comet", "xcomet", "metricx24"),  # what its -m takes
     only={
         "bleu": ("tokenize", "lowercase", "smooth_method", "smooth_value"),
         **{
             m: ("model", "batch_size", "precision", "device")
             for m in ("comet", "xcomet", "metricx24")
         },
-    }
+    },
 )
 @click.option(
     "-j",
-    "--threads",
+    "--jobs",
+    "threads",
     type=int,
     default=0,
     show_default=True,
-    help="Threads (0: one per CPU); any number gives the same choices.",
+    help="Parallel workers (threads here; 0: one per CPU); any number gives the same choices.",
 )
+@click.option("--threads", "threads_deprecated", type=int, hidden=True,
+              callback=lambda c, p, v: deprecated(v, "--threads", "-j/--jobs"))  # fmt: skip
 @click.option(
     "-f",
     "--format",
@@ -851,6 +878,7 @@ def mbr_command(
     metric: str,
     source: str | None,
     threads: int,
+    threads_deprecated: int | None,
     fmt: str,
     encoding: str,
     quiet: bool,
@@ -868,10 +896,11 @@ def mbr_command(
     from bleucli.commands.request import check_range, metric_limits
 
     metric = metric.lower()
+    threads = threads if threads_deprecated is None else threads_deprecated
     options = metric_values(params, (metric,))[metric]
     for key, (option, low, high) in metric_limits(metric).items():
         check_range(option, options[key], low, high)
-    check_range("-j/--threads", threads, 0, 1024)
+    check_range("-j/--jobs", threads, 0, 1024)
     _configure_logging(quiet)
     click.echo(
         run(
@@ -892,7 +921,9 @@ def mbr_command(
 
 
 def _analysis_options(function):
-    """The loading options ``analyze`` and ``plot`` share with the scoring command."""
+    """The loading options ``analyze`` and ``plot`` share with the scoring command (the
+    neural metrics' own options listed last in the help: common options first)."""
+    function = metric_options(NEURAL_METRICS)(function)
     for decorator in reversed(
         [
             click.argument("refs", nargs=-1, metavar="[REFS]..."),
@@ -978,11 +1009,7 @@ def _analysis_options(function):
         ]
     ):
         function = decorator(function)
-    return metric_options(NEURAL_METRICS)(function)
-
-
-#: The neural metrics ``analyze`` and ``plot`` take, with their declared options.
-NEURAL_METRICS = ("comet", "cometkiwi", "xcomet", "metricx24", "metricx24-qe")
+    return function
 
 
 def _analysis_request(params: dict[str, Any], fmt: str, chosen: str | None = None) -> Any:
@@ -1034,8 +1061,10 @@ def _analysis_request(params: dict[str, Any], fmt: str, chosen: str | None = Non
 @click.command(name="analyze", context_settings={"help_option_names": ["-h", "--help"]})
 @_analysis_options
 @click.option(
-    "-s", "--source", metavar="FILE", help="Source sentences (source-length buckets, examples)."
+    "--source", metavar="FILE", help="Source sentences (source-length buckets, examples)."
 )
+@click.option("-s", "source_short", metavar="FILE", hidden=True,
+              callback=lambda c, p, v: deprecated(v, "analyze -s", "--source (-s is --smooth-method in the scoring command)"))  # fmt: skip
 @click.option(
     "--train",
     metavar="FILE",
@@ -1071,6 +1100,7 @@ def _analysis_request(params: dict[str, Any], fmt: str, chosen: str | None = Non
 )
 def analyze_command(
     source: str | None,
+    source_short: str | None,
     train: str | None,
     top: int,
     example_metric: str | None,
@@ -1083,12 +1113,13 @@ def analyze_command(
     tables; every table with its signature.
 
     \b
-      bleucli analyze ref.de -i base.de new.de -s src.en --html report.html
+      bleucli analyze ref.de -i base.de new.de --source src.en --html report.html
     """
     from bleucli.commands.analyze import analyze
     from bleucli.commands.request import check_range
 
     check_range("--top", top, 1, 10_000)
+    source = source if source_short is None else source_short
     options = _analysis_request(params, fmt, example_metric)
     click.echo(analyze(options, source, train, top, example_metric, html_path))
 
@@ -1204,6 +1235,13 @@ def resegment_command(
 def _stats_main(args: list[str]) -> list[str]:
     """``bleucli stats ...`` is the main command writing statistics instead of scores."""
     return ["--emit-stats", *args]
+
+
+def deprecated(value: Any, old: str, new: str) -> Any:
+    """A deprecated spelling still works, with a one-line warning naming the one to use."""
+    if value is not None and value is not False and value != ():
+        click.echo(f"bleucli: {old} is deprecated and will be removed: use {new}", err=True)
+    return value
 
 
 def _configure_logging(quiet: bool) -> None:

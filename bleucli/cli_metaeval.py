@@ -9,6 +9,7 @@ import click
 
 from bleucli.cli import (
     _configure_logging,
+    deprecated,
     metric_options,
     metric_values,
 )
@@ -121,12 +122,16 @@ HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 )
 @click.option(
     "-j",
-    "--threads",
+    "--jobs",
+    "threads",
     type=click.IntRange(0, 256),
     default=0,
     show_default=True,
-    help="Threads for the significance tests (same results for any number); 0: one per CPU.",
+    help="Parallel workers (threads here) for the significance tests (same results for any "
+    "number); 0: one per CPU.",
 )
+@click.option("--threads", "threads_deprecated", type=click.IntRange(0, 256), hidden=True,
+              callback=lambda c, p, v: deprecated(v, "--threads", "-j/--jobs"))  # fmt: skip
 @click.option("--allow-missing", is_flag=True, help="Leave out systems without human scores.")
 @click.option(
     "-f",
@@ -188,7 +193,7 @@ def meta_eval_command(refs: tuple[str, ...], **params: Any) -> None:
         statistics=tuple(params["statistics"]),
         settings=TestSettings(
             resamples=params["resamples"], block_size=params["block_size"], seed=params["seed"],
-            rng=params["rng"], threads=params["threads"] or _cpus(), threshold=params["alpha"],
+            rng=params["rng"], threads=_threads(params) or _cpus(), threshold=params["alpha"],
         ),
         allow_missing=params["allow_missing"],
         fmt=params["fmt"],
@@ -201,6 +206,12 @@ def meta_eval_command(refs: tuple[str, ...], **params: Any) -> None:
             click.echo(f"bleucli: meta-eval: {line}", err=True)
 
     click.echo(run(request, report))
+
+
+def _threads(params: dict[str, Any]) -> int:
+    """``-j``, or the deprecated ``--threads``."""
+    given = params.pop("threads_deprecated", None)
+    return int(params["threads"] if given is None else given)
 
 
 def _cpus() -> int:

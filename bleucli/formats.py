@@ -12,10 +12,17 @@ from bleucli.results import Result
 
 
 def single_system(
-    results: Sequence[Result], fmt: str, width: int | Precision, score_only: bool, short: bool
+    results: Sequence[Result],
+    fmt: str,
+    width: int | Precision,
+    score_only: bool,
+    short: bool,
+    system: str | None = None,
 ) -> str:
     """One system, one or more metrics: SacreBLEU's JSON objects or '='-aligned text lines
-    (``width``: an int for every metric alike, or each metric's own :class:`Precision`)."""
+    (``width``: an int for every metric alike, or each metric's own :class:`Precision`).
+    ``system``: a name the user gave it (``-i NAME=FILE``), kept in the JSON (``"system"``;
+    an unnamed file's JSON stays SacreBLEU's)."""
     is_json = fmt == "json"
     lines = [
         r.score.format(
@@ -26,6 +33,11 @@ def single_system(
         )
         for r in results
     ]
+    if is_json and system is not None and not score_only:
+        lines = [
+            json.dumps({"system": system, **json.loads(line)}, indent=1, ensure_ascii=False)
+            for line in lines
+        ]
     if is_json:
         return lines[0] if len(lines) == 1 else "[\n" + ",\n".join(lines) + "\n]"
     if len(lines) == 1 or score_only:

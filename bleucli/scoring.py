@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bleucli.errors import ConfigError, UsageError
+from bleucli.metrics import output_order
 
 if TYPE_CHECKING:
     from bleucli.metrics.base import Metric
@@ -187,10 +188,6 @@ def validate(request: ScoringRequest) -> None:
             declared[keyword].check(value)
     check_width(request.width)
     for key, value in request.widths:
-        if key not in seen:
-            raise UsageError(
-                f"-w {key}={value}: {key} is not among the metrics ({', '.join(request.names)})"
-            )
         check_width(value, f"-w {key}=")
     if request.language_pair is not None:
         from bleucli.languages import check_pair
@@ -349,7 +346,7 @@ def score(
     metrics = metrics if metrics is not None else request.build(references)
     results = []
     stats: dict[str, list[list[float]]] = {}
-    for name, metric in sorted(metrics.items()):
+    for name, metric in output_order(metrics):
         rows = metric.per_sentence_stats(hypotheses, None)
         stats[name] = [list(row) for row in rows]
         value = metric.score_from_values(sum_rows(rows))

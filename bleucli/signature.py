@@ -120,8 +120,6 @@ def _metric_of(name: str) -> Any:
 def _unknown_field(key: str, name: str, text: str, named: bool) -> str:
     """The refusal of a field the metric does not have; for a signature without a metric
     name (as ``-f json``'s ``"signature"`` holds it), which metric's fields these are."""
-    if named:
-        return f"unknown signature field {key!r} for {name} in {text!r}"
     from bleucli.metrics import available_metrics, metric_class
 
     owners = []
@@ -132,11 +130,13 @@ def _unknown_field(key: str, name: str, text: str, named: bool) -> str:
             continue
         if key in cls.signature_keys:
             owners.append(cls.name)
-    whose = f" (a field of {', '.join(dict.fromkeys(owners))})" if owners else ""
+    if named or not owners:
+        return f"unknown signature field {key!r} for {name} in {text!r}"
+    whose = f" (a field of {', '.join(dict.fromkeys(owners))})"
     return (
         f"signature field {key!r}{whose} in {text!r}, which names no metric: a signature "
         f"without a name is read as BLEU's; put the metric's name first, as the text output "
-        f"prints it ({(owners or ['NAME'])[0]}|{text})"
+        f"prints it ({owners[0]}|{text})"
     )
 
 

@@ -42,7 +42,7 @@ def analysis(tmp_path_factory):
         f"base:{EXAMPLES / 'hyp.de'}",
         f"swapped:{EXAMPLES / 'hyp2.de'}",
         f"markup:{path}",
-        "-s",
+        "--source",
         str(EXAMPLES / "src.en"),
         "--docids",
         str(EXAMPLES / "docids.txt"),
@@ -306,7 +306,7 @@ def test_errors_are_one_line(tmp_path, monkeypatch) -> None:
     short = tmp_path / "short.en"
     short.write_text("one\n")
     cases = [
-        (["analyze", REF, "-i", str(EXAMPLES / "hyp.de"), "-s", str(short)], "1 lines"),
+        (["analyze", REF, "-i", str(EXAMPLES / "hyp.de"), "--source", str(short)], "1 lines"),
         (
             ["analyze", REF, "-i", str(EXAMPLES / "hyp.de"), "--example-metric", "COMET"],
             "not among the metrics",
@@ -423,7 +423,7 @@ def test_the_html_report_navigates_to_every_part(tmp_path) -> None:
 
     page = tmp_path / "report.html"
     result = run_cli(["analyze", REF, "-i", str(EXAMPLES / "hyp.de"), str(EXAMPLES / "hyp2.de"),
-                      "-s", str(EXAMPLES / "src.en"), "--html", str(page)])  # fmt: skip
+                      "--source", str(EXAMPLES / "src.en"), "--html", str(page)])  # fmt: skip
     assert result.exit_code == 0, result.stderr
     text = page.read_text(encoding="utf-8")
     nav = re.search(r"<nav>(.*?)</nav>", text, re.S).group(1)

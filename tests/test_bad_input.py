@@ -84,7 +84,7 @@ def test_unknown_metric_names_are_usage_errors(results, option) -> None:
         ["--min-score", "BLEU"],
         ["--min-score", "=3"],
         ["--min-score", "BLEU=x"],
-        ["--alpha", "nan", "--baseline-output", HYP, "--output", HYP, "--refs", REF],
+        ["--alpha", "nan", "--baseline-output", HYP, "-i", HYP, REF],
     ],
 )
 def test_unusable_thresholds_are_usage_errors(results, args, tmp_path) -> None:

@@ -144,7 +144,7 @@ def _stat_gate(
             str(baseline_json),
             "--baseline-output",
             base_txt,
-            "--output",
+            "-i",
             now_txt,
             *args,
         ],
@@ -161,7 +161,7 @@ def test_statistical_gate_passes_a_drop_that_is_noise(tmp_path) -> None:
     now = score(tmp_path, "now.json", REF, "-i", str(slightly))
     plain = run_subprocess(["gate", str(now), "--baseline", str(base)], cwd=tmp_path)
     assert plain.returncode == 3  # any drop fails without the statistical gate
-    proc = _stat_gate(tmp_path, base, now, HYP, str(slightly), "--refs", REF)
+    proc = _stat_gate(tmp_path, base, now, HYP, str(slightly), REF)
     text = proc.stdout.decode()
     assert proc.returncode == 0, text + proc.stderr.decode()
     assert "not significant: p = " in text and "gate passed" in text
@@ -173,7 +173,7 @@ def test_statistical_gate_fails_a_significant_drop(tmp_path) -> None:
         tmp_path, "broken.de", lambda lines: [" ".join(reversed(line.split())) for line in lines]
     )
     now = score(tmp_path, "now.json", REF, "-i", str(broken))
-    proc = _stat_gate(tmp_path, base, now, HYP, str(broken), "--refs", REF, "-f", "json")
+    proc = _stat_gate(tmp_path, base, now, HYP, str(broken), REF, "-f", "json")
     assert proc.returncode == 3
     checks = {c["metric"]: c for c in json.loads(proc.stdout)["checks"]}
     assert checks["BLEU"]["status"] == "fail" and checks["BLEU"]["reason"] == "drop"
@@ -195,20 +195,20 @@ def test_statistical_gate_refuses_files_that_do_not_match_the_results(tmp_path) 
     base = score(tmp_path, "base.json", REF, "-i", HYP)
     broken = _variant(tmp_path, "broken.de", lambda lines: ["x"] * len(lines))
     now = score(tmp_path, "now.json", REF, "-i", str(broken))
-    wrong = _stat_gate(tmp_path, base, now, HYP, HYP, "--refs", REF)  # not the current output
+    wrong = _stat_gate(tmp_path, base, now, HYP, HYP, REF)  # not the current output
     assert wrong.returncode == 1
     assert b"is it the right file?" in wrong.stderr and b"Traceback" not in wrong.stderr
-    half = run_subprocess(
-        ["gate", str(now), "--baseline", str(base), "--output", HYP], cwd=tmp_path
-    )
-    assert half.returncode == 1 and b"needs both --baseline-output and --output" in half.stderr
+    half = run_subprocess(["gate", str(now), "--baseline", str(base), "-i", HYP], cwd=tmp_path)
+    assert half.returncode == 1 and b"needs both --baseline-output and -i" in half.stderr
     no_refs = _stat_gate(tmp_path, base, now, HYP, str(broken))
-    assert no_refs.returncode == 1 and b"--refs" in no_refs.stderr
+    assert (
+        no_refs.returncode == 1 and b"give the reference files after CURRENT.json" in no_refs.stderr
+    )
     short = tmp_path / "short.de"
     short.write_text(
         "".join(Path(HYP).read_text(encoding="utf-8").splitlines(True)[:3]), encoding="utf-8"
     )
-    mismatch = _stat_gate(tmp_path, base, now, HYP, str(short), "--refs", REF)
+    mismatch = _stat_gate(tmp_path, base, now, HYP, str(short), REF)
     assert mismatch.returncode == 1
     assert b"short.de: 3 lines, but the references have 30" in mismatch.stderr
 
@@ -250,7 +250,7 @@ def test_a_statistical_pass_of_the_drop_never_passes_a_missed_floor(tmp_path) ->
     current_bleu = next(r["score"] for r in json.loads(now.read_text()) if r["name"] == "BLEU")
     floor = f"BLEU={current_bleu + 1}"
     proc = _stat_gate(
-        tmp_path, base, now, HYP, str(slightly), "--refs", REF, "--tolerance", "0.1",
+        tmp_path, base, now, HYP, str(slightly), REF, "--tolerance", "0.1",
         "--min-score", floor, "-f", "json",
     )  # fmt: skip
     assert proc.returncode == 3, proc.stdout.decode() + proc.stderr.decode()
@@ -259,7 +259,5 @@ def test_a_statistical_pass_of_the_drop_never_passes_a_missed_floor(tmp_path) ->
     assert checks["BLEU", "drop"]["reason"] == "not-significant"
     assert checks["BLEU", "min-score"]["status"] == "fail"
     assert "minimum is" in checks["BLEU", "min-score"]["detail"]
-    kept = _stat_gate(
-        tmp_path, base, now, HYP, str(slightly), "--refs", REF, "--min-score", "BLEU=1"
-    )
+    kept = _stat_gate(tmp_path, base, now, HYP, str(slightly), REF, "--min-score", "BLEU=1")
     assert kept.returncode == 0, kept.stdout.decode()

@@ -63,7 +63,7 @@ def test_latex_tables_compile(tmp_path) -> None:
             "-i",
             f"base_1&%:{HYP}",
             f"o#2:{REF2}",
-            "-s",
+            "--source",
             str(EXAMPLES / "src.en"),
             "--top",
             "2",

@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from bleucli.metrics import output_order
 from bleucli.metrics.base import Metric, sum_rows
 
 LENGTH_EDGES = (10, 20, 30, 40, 50)
@@ -212,7 +213,7 @@ class Inputs:
     ) -> None:
         self.names, self.outputs, self.references = names, outputs, references
         self.files = files or list(names)  # names are display names; files what was read
-        self.metrics = dict(sorted(metrics.items()))
+        self.metrics = dict(output_order(metrics))
         self.words = words  # str -> list of tokens
         self.sources = sources
         self.signatures = signatures or {}

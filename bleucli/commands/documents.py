@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from bleucli.commands.inputs import signature_with_testset, testsets_for
 from bleucli.errors import ConfigError, InputError
 from bleucli.io import TextSource, read_file
+from bleucli.metrics import output_order
 from bleucli.metrics.base import Metric, sum_rows
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ def document_scores(
     table: dict[str, dict[str, dict[str, Any]]] = {doc: {} for doc in documents}
     names: dict[str, str] = {}
     for system in systems:
-        for key, metric in sorted(metrics.items()):
+        for key, metric in output_order(metrics):
             rows = metric.per_sentence_stats(system.lines, None)
             for doc, indices in documents.items():
                 score = metric.score_from_values(sum_rows([rows[i] for i in indices]))
@@ -91,7 +92,7 @@ def by_document(
     scores, display = document_scores(metrics, systems, documents)
     signatures = {
         display[key]: signature_with_testset(metric, testset_fields).format(options.short)
-        for key, metric in sorted(metrics.items())
+        for key, metric in output_order(metrics)
     }
     names = list(signatures)
     precision = options.precision

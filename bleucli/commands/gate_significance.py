@@ -1,5 +1,5 @@
-"""``bleucli gate --baseline-output/--output``: the statistical gate
-(:mod:`bleucli.gating.significance`) on translation files, with references from ``--refs``
+"""``bleucli gate --baseline-output/-i``: the statistical gate
+(:mod:`bleucli.gating.significance`) on translation files, with reference files (given after ``CURRENT.json``)
 or from the test set the results' signatures name."""
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ def significance_gate(
     current: dict[Key, ScoreRecord],
     request: Any,
 ) -> list[Check]:
-    """``bleucli gate --baseline-output/--output``: keep failing only significant drops.
+    """``bleucli gate --baseline-output/-i``: keep failing only significant drops.
 
-    References come from ``--refs`` files or from the test set that the results'
+    References come from the reference files or from the test set that the results'
     signatures name (``test:``/``lang:``/``origlang:``/``subset:``), loaded as usual.
     ``request`` is the gate's request (:class:`bleucli.commands.gate.GateRequest`)."""
     from bleucli.commands.inputs import TESTSET_FIELDS, filter_systems, load_references
@@ -28,7 +28,9 @@ def significance_gate(
     from bleucli.io import read_file, require_nonempty
 
     if not (request.baseline_output and request.current_output):
-        raise ConfigError("the statistical gate needs both --baseline-output and --output")
+        raise ConfigError(
+            "the statistical gate needs both --baseline-output and -i (the current output)"
+        )
     outputs = []
     for path in (request.baseline_output, request.current_output):
         source = read_file(path, "utf-8")
@@ -46,7 +48,7 @@ def significance_gate(
             key = tuple(fields.get(k) for k in TESTSET_FIELDS)
             if key[0] is None:
                 raise ConfigError(
-                    f"result {record.label} names no test set: give the references with --refs"
+                    f"result {record.label} names no test set: give the reference files after CURRENT.json"
                 )
         if key not in loaded:
             if request.refs:

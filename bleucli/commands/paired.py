@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from bleucli.errors import ConfigError
 from bleucli.io import TextSource
+from bleucli.metrics import output_order
 from bleucli.metrics.base import Metric
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ def paired(options: Options, metrics: dict[str, Metric], systems: list[TextSourc
     n_samples = options.paired_bs_n if test == "bs" else options.paired_ar_n
     results, signatures = run_paired(
         test,
-        dict(sorted(metrics.items())),
+        dict(output_order(metrics)),
         [(s.name, s.lines) for s in systems],
         n_samples,
         jobs=options.jobs or automatic_jobs(len(systems)),

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from bleucli.errors import ConfigError
 from bleucli.io import TextSource
+from bleucli.metrics import output_order
 from bleucli.metrics.base import Metric
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def rank_all(
     jobs: int = 1,
     short: bool = False,
 ) -> list[Ranking]:
-    """One ranking per metric (in the order of ``sorted(metrics)``)."""
+    """One ranking per metric (in the order results print: :func:`output_order`)."""
     from bleucli.paired import _system_stats
     from bleucli.progress import stage
     from bleucli.ranking import rank_systems
@@ -54,7 +55,7 @@ def rank_all(
 
     label, seed = seed_from_environment()
     seed = seed if seed else None  # as the paired tests: seed 0 means "no seed"
-    ordered = dict(sorted(metrics.items()))
+    ordered = dict(output_order(metrics))
     all_rows = _system_stats(list(ordered.values()), [(s.name, s.lines) for s in systems], jobs)
     names = [s.name for s in systems]
     rankings = []

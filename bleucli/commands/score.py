@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from bleucli.errors import ConfigError, InputError, UsageError
 from bleucli.log import logger
-from bleucli.metrics import metric_class
+from bleucli.metrics import metric_class, output_order
 
 if TYPE_CHECKING:
     from bleucli.commands.request import Options
@@ -312,7 +312,7 @@ def run_streaming(options: Options) -> str:
 
         scores = {
             name: [metrics_holder[name].score_from_values(row) for row in chunk[name]]
-            for name in sorted(chunk)
+            for name, _ in output_order(chunk)
         }
         if fmt == "tsv" and printed[0] == 0:
             click.echo(sentence_header([s[0].name for s in scores.values() if s], signatures, fmt))
@@ -369,7 +369,7 @@ def run_streaming(options: Options) -> str:
     if options.sentence_level:
         return ""
     results = []
-    for name in sorted(metrics):
+    for name, _ in output_order(metrics):
         metric = metrics[name]
         metric.num_refs = n_refs
         signature = metric.get_signature()
@@ -433,13 +433,51 @@ def run(options: Options) -> str:
     from bleucli.commands.resegment import check_options
 
     check_options(options)
+    _check_widths(options)
     _warn_cjk(options)
+    _warn_ter_cjk(options)
     if can_stream(options):
         from bleucli.commands.inputs import _file_reference_count
 
         _check_signature_nrefs(expected_refs, _file_reference_count(options))
         return run_streaming(options)
     return run_in_memory(options, expected_refs)
+
+
+def _check_widths(options: Options) -> None:
+    """``-w METRIC=N`` names a metric of the run (``-m`` or ``--segment-scores``)."""
+    from bleucli.metrics.segment import parse_option
+
+    named = {*options.metrics, *(parse_option(v)[0].lower() for v in options.segment_scores)}
+    for key in options.widths:
+        if key not in named and metric_class_name(key) not in named:
+            raise UsageError(
+                f"-w {key}={options.widths[key]}: {key} is not a metric of this run "
+                f"({', '.join(sorted(named))})"
+            )
+
+
+def metric_class_name(name: str) -> str | None:
+    """The ``-m`` name of a metric's display name (``chrF2`` -> ``chrf``), if any."""
+    from bleucli.precision import metric_key
+
+    return metric_key(name)
+
+
+def _warn_ter_cjk(options: Options) -> None:
+    """TER on Chinese, Japanese or Korean without ``--ter-normalized --ter-asian-support``:
+    it splits words at spaces only, so an unspaced sentence is one word and TER lands near
+    100 (97 on WMT22 en-zh). SacreBLEU's default, so kept; said."""
+    target = (options.language_pair or "").split("-")[-1]
+    if "ter" not in options.metrics or target not in ("zh", "ja", "ko"):
+        return
+    if options.ter.get("asian_support") and options.ter.get("normalized"):
+        return
+    logger.warning(
+        f"TER splits words at spaces only: on unspaced {target} text each sentence is one "
+        f"word and TER is near 100; add --ter-normalized --ter-asian-support to split CJK "
+        f"characters (as in SacreBLEU, the asian support works within the normalisation)"
+    )
 
 
 def _warn_cjk(options: Options) -> None:
@@ -571,7 +609,10 @@ def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
             digest.hexdigest(),
         )
     if options.confidence and len(systems) > 1:
-        raise ConfigError("--confidence scores one system; compare several with paired tests")
+        raise ConfigError(
+            "--confidence scores one system; for several, --rank gives each one's 95% "
+            "interval, rank range and significance cluster (or --paired-bs against the first)"
+        )
     n_bootstrap = options.confidence_n if options.confidence else 1
     from bleucli.progress import stage
 
@@ -579,7 +620,7 @@ def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
     label = "scoring" + (f" with {n_bootstrap} bootstrap resamples" if n_bootstrap > 1 else "")
     with stage(label, len(systems) * len(metrics)) as advance:
         for system in systems:
-            for _name, metric in sorted(metrics.items()):
+            for _name, metric in output_order(metrics):
                 score, sig = _corpus(metric, system, testset_fields, n_bootstrap)
                 results.append(Result(system.name, score, str(sig), sig.format(short=True)))
                 advance(1)
@@ -593,8 +634,9 @@ def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
                 + "\n"
                 + subset_details(options, metrics, full_systems[0].lines)
             )
+        named = systems[0].name if systems[0].named else None  # -i NAME=FILE keeps its name
         return single_system(
-            results, options.fmt, options.precision, options.score_only, options.short
+            results, options.fmt, options.precision, options.score_only, options.short, named
         )
     logger.info(f"Found {len(systems)} systems.")
     return multi_system(results, options.fmt, options.precision, options.short)

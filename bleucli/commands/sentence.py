@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from bleucli.commands.inputs import signature_with_testset
 from bleucli.io import TextSource
+from bleucli.metrics import output_order
 from bleucli.metrics.base import Metric
 
 if TYPE_CHECKING:
@@ -30,13 +31,13 @@ def sentence_level(
 
     signatures = {
         name: signature_with_testset(metric, testset_fields).format(options.short)
-        for name, metric in sorted(metrics.items())
+        for name, metric in output_order(metrics)
     }
     fmt = sentence_format(options)
     parts: list[str] = []
     for system in systems:
         scores = {}
-        for name, metric in sorted(metrics.items()):
+        for name, metric in output_order(metrics):
             rows = metric.per_sentence_stats(system.lines, None)
             scores[name] = [metric.score_from_values(row) for row in rows]
             spans = getattr(getattr(metric, "last_prediction", None), "spans", None)

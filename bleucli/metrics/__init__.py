@@ -5,7 +5,9 @@ listed here; others register through the ``bleucli.metrics`` entry-point group
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from importlib import import_module
+from typing import TypeVar
 
 from bleucli.errors import ConfigError, UsageError
 from bleucli.metrics.base import Metric
@@ -70,3 +72,19 @@ def metric_classes() -> list[type[Metric]]:
 
 def builtin_names() -> list[str]:
     return list(_METRICS)
+
+
+#: SacreBLEU's own metrics: a run of these alone prints them sorted by name, as SacreBLEU
+#: does (its outputs stay byte-identical).
+SACREBLEU_METRICS = ("bleu", "chrf", "ter")
+_T = TypeVar("_T")
+
+
+def output_order(metrics: Mapping[str, _T]) -> list[tuple[str, _T]]:
+    """The order results are printed in: the order ``-m`` named them (a paper's table
+    reads ``-m bleu chrf ter comet`` as BLEU, chrF2, TER, COMET), except for a run of
+    SacreBLEU's metrics alone, which SacreBLEU prints sorted by name (``-m ter bleu``:
+    BLEU, TER) and bleucli prints alike."""
+    if set(metrics) <= set(SACREBLEU_METRICS):
+        return sorted(metrics.items())
+    return list(metrics.items())

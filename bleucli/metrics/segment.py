@@ -217,11 +217,18 @@ def _field(value: Any, field: str | None, where: str) -> float:
 
 
 def parse_option(value: str) -> tuple[str, list[str]]:
-    """``NAME=FILE,FILE,...`` -> (name, file specs)."""
+    """``NAME=FILE,FILE,...`` or ``NAME:FILE,...`` (as ``-i`` names a system) -> (name, file
+    specs). A colon names only when what precedes it cannot be a file (no ``.`` or ``/``):
+    ``scores.tsv:COLUMN`` stays a file's column."""
     name, sep, files = value.partition("=")
+    if not sep:
+        head, colon, rest = value.partition(":")
+        if colon and head and not any(c in head for c in "./\\"):
+            name, sep, files = head, colon, rest
     if not sep or not name or not files:
         raise UsageError(
-            f"--segment-scores {value!r}: expected NAME=FILE[,FILE...] (one file per -i system)"
+            f"--segment-scores {value!r}: expected NAME=FILE[,FILE...] or NAME:FILE[,FILE...] "
+            f"(one file per -i system)"
         )
     return name, [f for f in files.split(",") if f]
 

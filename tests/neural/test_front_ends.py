@@ -31,7 +31,7 @@ def test_statistical_gate_on_comet_equals_paired_bootstrap(checked_toys, tmp_pat
         (tmp_path / f"{name}.json").write_text(result.stdout, encoding="utf-8")
     gate = ["gate", str(tmp_path / "current.json"), "--baseline", str(tmp_path / "base.json"),
             "--baseline-output", HYP2, "--output", HYP, "--refs", REF]  # fmt: skip
-    result = run_cli([*gate, "--source", SRC, "--model", model])
+    result = run_cli([*gate, "--source", SRC, "--comet-model", model])
     assert result.exit_code in (0, 3), result.stderr
     gate_p = re.search(r"p = ([0-9.]+)", result.stdout).group(1)
     paired = run_cli([REF, "-i", HYP2, HYP, *common, "--paired-bs", "-f", "text", "-w", "4"])
