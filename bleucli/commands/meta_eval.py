@@ -17,6 +17,7 @@ import numpy as np
 
 from bleucli.errors import ConfigError, InputError, UsageError
 from bleucli.io import read_file
+from bleucli.log import logger
 from bleucli.metaeval import readers
 from bleucli.metaeval.evaluate import DEFAULT_STATISTICS, evaluate, statistic
 from bleucli.metaeval.render import Context, render
@@ -141,6 +142,17 @@ def _load_mtme(request: MetaEvalRequest) -> Loaded:
     loaded = Loaded(list(found.outputs), found.outputs, [reference], found.n_segments, found.human,
                     found.reference, dict(found.metrics))  # fmt: skip
     loaded.sources = read_file(str(found.directory / "sources" / f"{found.pair}.txt")).lines
+    if found.standard is not None:
+        sys_kind, seg_kind = found.standard
+        where = (
+            f"{sys_kind} at system level, {seg_kind} at segment level"
+            if sys_kind != seg_kind
+            else f"{sys_kind} at both levels"
+        )
+        loaded.report.append(
+            f"human scores: WMT's standard ones for {found.pair} (mt-metrics-eval's): {where}; "
+            "--human-name picks another kind for both"
+        )
     if request.human_rows:
         loaded.human_rows = found.other_human
     loaded.left_out = list(found.left_out)
@@ -429,6 +441,20 @@ def load(request: MetaEvalRequest, report: Callable[[str], None] | None = None) 
     return Prepared(data, loaded.reference, signatures)
 
 
+def _said_when_piped() -> Callable[[str, float], None] | None:
+    """Where no progress bar shows (stderr not a terminal: a CI log, a pipe), a line per
+    finished statistic, so a long run is not minutes of silence."""
+    import sys
+
+    if sys.stderr is None or sys.stderr.isatty():
+        return None
+
+    def done(label: str, seconds: float) -> None:
+        logger.info(f"meta-eval: {label} done in {seconds:.1f} s")
+
+    return done
+
+
 def run(request: MetaEvalRequest, report: Callable[[str], None] | None = None) -> str:
     """The rendered tables; ``report(line)`` receives the alignment report."""
     if request.settings.rng not in RNGS:
@@ -439,7 +465,7 @@ def run(request: MetaEvalRequest, report: Callable[[str], None] | None = None) -
     prepared = load(request, report)
     data = prepared.data
     optional = frozenset(DEFAULT_STATISTICS) if not request.statistics else frozenset()
-    results, notes = evaluate(data, names, request.settings, optional)
+    results, notes = evaluate(data, names, request.settings, optional, _said_when_piped())
     if not results:
         raise ConfigError("meta-eval: none of the statistics can be computed on these scores")
     context = Context(data.human_name, data.human_source, data.systems, data.n_segments,

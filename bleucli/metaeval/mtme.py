@@ -40,6 +40,7 @@ class MtmeSet:
     metrics: dict[str, MetricScores] = field(default_factory=dict)
     left_out: list[str] = field(default_factory=list)  # human translations not rated
     other_human: dict[str, HumanScores] = field(default_factory=dict)  # the other kinds
+    standard: tuple[str, str] | None = None  # WMT's standard (sys, seg) kinds, when chosen
 
 
 def _names(folder: Path, prefix: str, suffix: str) -> list[str]:
@@ -93,13 +94,19 @@ def read_mtme(
     )
     if not kinds:
         raise InputError(f"{root / 'human-scores'}: no {pair}.NAME.seg.score or .sys.score")
+    standard = None
     if human_name is None:
         if len(kinds) > 1:
-            raise InputError(
-                f"--mtme {directory}: {pair} has several kinds of human scores "
-                f"({', '.join(kinds)}); pick one with --human-name"
-            )
-        human_name = kinds[0]
+            standard = standard_gold(root, pair, kinds)
+            if standard is None:
+                raise InputError(
+                    f"--mtme {directory}: {pair} has several kinds of human scores "
+                    f"({', '.join(kinds)}) and none is WMT's standard one; pick one with "
+                    f"--human-name"
+                )
+            human_name = standard[0]
+        else:
+            human_name = kinds[0]
     elif human_name not in kinds:
         # a name the data does not have: exit 1, as an unknown test set or pair (docs/cli.md)
         raise InputError(f"--human-name {human_name}: not here for {pair} ({', '.join(kinds)})")
@@ -119,16 +126,52 @@ def read_mtme(
             raise InputError(
                 f"{path}: {len(outputs[system]):,} lines, but sources/{pair}.txt has {n_segments:,}"
             )
+    human = _human(root, pair, human_name, n_segments)
+    if standard is not None and standard[0] != standard[1]:  # system and segment level apart
+        human = _human(root, pair, standard[1], n_segments)
+        human.sys = _human(root, pair, standard[0], n_segments).sys
+        human.name = f"{standard[0]}/{standard[1]}"
+        human.source = f"{root}/human-scores/{pair}.{{{standard[0]}.sys,{standard[1]}.seg}}.score"
     found = MtmeSet(
         root, pair, n_segments, chosen, root / "references" / f"{pair}.{chosen}.txt",
-        outputs, human_translations, _human(root, pair, human_name, n_segments),
-        left_out=left_out,
+        outputs, human_translations, human, left_out=left_out,
     )  # fmt: skip
+    found.standard = standard
     found.other_human = {
-        kind: _human(root, pair, kind, n_segments) for kind in kinds if kind != human_name
+        kind: _human(root, pair, kind, n_segments)
+        for kind in kinds
+        if kind != human_name and (standard is None or kind not in standard)
     }
     found.metrics = _metrics(root / "metric-scores" / pair, chosen, n_segments, list(outputs))
     return found
+
+
+#: mt-metrics-eval's standard human scores (its ``meta_info.std_gold``) by level, most
+#: preferred first: MQM where WMT has it (WMT21's MQM pairs, WMT22 en-de, en-ru, zh-en),
+#: then WMT22's Appraise DA+SQM, then WMT22's DA (``wmt``), then WMT19-21's DA: z-scores at
+#: system level, raw scores at segment level.
+STANDARD_GOLD = {
+    "sys": ("mqm", "wmt-appraise", "wmt", "wmt-z"),
+    "seg": ("mqm", "wmt-appraise", "wmt", "wmt-raw"),
+}
+
+
+def standard_gold(root: Path, pair: str, kinds: list[str]) -> tuple[str, str] | None:
+    """The standard human scores of ``pair`` here: (system level, segment level), each the
+    first of :data:`STANDARD_GOLD` with a file of its level; None when neither is here."""
+    folder = root / "human-scores"
+    picked = []
+    for level in ("sys", "seg"):
+        found = next(
+            (k for k in STANDARD_GOLD[level] if k in kinds
+             and (folder / f"{pair}.{k}.{level}.score").is_file()),
+            None,
+        )  # fmt: skip
+        picked.append(found)
+    sys_kind, seg_kind = picked
+    if sys_kind is None and seg_kind is None:
+        return None
+    return (sys_kind or seg_kind or "", seg_kind or sys_kind or "")
 
 
 def _human(root: Path, pair: str, name: str, n_segments: int) -> HumanScores:

@@ -203,8 +203,10 @@ def compare(
     order: list[str],
     test: Callable[[str, str, Draws], tuple[float, int]],
     settings: TestSettings,
+    label: str | None = None,
 ) -> Comparison:
-    """Run ``test(better, worse, draws)`` for every pair of ``order`` (best first)."""
+    """Run ``test(better, worse, draws)`` for every pair of ``order`` (best first);
+    ``label``: what the progress bar calls it (``3 of 12: sys-pearson``)."""
     import threading
 
     from bleucli.progress import stage
@@ -215,7 +217,9 @@ def compare(
     pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
     if settings.resamples and pairs:
         lock = threading.Lock()
-        with stage(f"{statistic}: permutation draws", len(pairs) * settings.resamples) as bar:
+        with stage(
+            f"{label or statistic}: permutation draws", len(pairs) * settings.resamples
+        ) as bar:
 
             def advance(count: int) -> None:
                 with lock:  # draws come from several threads

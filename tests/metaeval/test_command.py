@@ -317,6 +317,7 @@ def test_spa_on_aligned_mqm_and_left_out_on_da(subset, tmp_path) -> None:
         n.startswith("sys-spa left out: sys-spa needs every system rated on the same segments")
         for n in notes
     )
+    assert not any("leave it out" in n for n in notes)  # it is left out already
     asked = run_cli(_plain_args(subset, "-k", "0", "--stat", "sys-spa"))
     assert (
         asked.exit_code == 1
@@ -398,3 +399,41 @@ def test_wmt_named_metrics_and_bleuclis_own_side_by_side() -> None:
                       "-m", "chrf", "--stat", "sys-pearson", "-k", "0", "-f", "json"])  # fmt: skip
     rows = json.loads(chosen.stdout)["statistics"][0]["rows"]
     assert {row["metric"] for row in rows} == {"BLEU", "chrF", "chrF2", "LenRatio"}  # -m: only chrF
+
+
+def test_wmts_standard_human_scores_are_the_default_and_named() -> None:
+    """The plainest run on WMT's own directory: no --human-name, the standard scores of
+    mt-metrics-eval (WMT19-21 DA: z-scores for systems, raw scores for segments), said in
+    the report and the signature, with MTME's numbers for those scores."""
+    oracle = json.loads((DATA / "mtme-oracle.json").read_text())["real"]["ru-en"]["human"]
+    result = run_subprocess(["meta-eval", "--mtme", str(WMT22), "-l", "ru-en", "--stat",
+                             "sys-pearson", "seg-pearson-none", "-k", "0", "-f", "json"])  # fmt: skip
+    assert result.returncode == 0, result.stderr.decode()[-500:]
+    stderr = result.stderr.decode()
+    assert "WMT's standard ones for ru-en (mt-metrics-eval's): wmt-z at system level, " \
+        "wmt-raw at segment level" in stderr  # fmt: skip
+    # piped (no progress bar): a line per finished statistic, counted
+    assert "meta-eval: 1 of 2: sys-pearson done in" in stderr
+    assert "meta-eval: 2 of 2: seg-pearson-none done in" in stderr
+    document = json.loads(result.stdout)
+    values = {s["statistic"]: {r["metric"]: r["value"] for r in s["rows"]}
+              for s in document["statistics"]}  # fmt: skip
+    sys_expected = oracle["wmt-z"]["stats"]["mt"]["bleu"]["sys"]["pearson"]
+    seg_expected = oracle["wmt-raw"]["stats"]["mt"]["bleu"]["seg"]["pearson"]["none"]
+    assert values["sys-pearson"]["BLEU"] == pytest.approx(sys_expected, abs=1e-12)
+    assert values["seg-pearson-none"]["BLEU"] == pytest.approx(seg_expected, abs=1e-12)
+    assert "human:wmt-z/wmt-raw" in json.dumps(document)
+
+
+def test_segment_scores_take_name_colon_file_and_threads_is_jobs(subset) -> None:
+    plain = subset["plain"]
+    files = ",".join(str(plain / f"{s}.lenratio") for s in SYSTEMS)
+    args = _plain_args(subset, "-k", "0", "-f", "json", "-q", "--stat", "sys-pearson")
+    colon = [a.replace("LenRatio=", "LenRatio:") for a in args]
+    assert f"LenRatio:{files}" in colon
+    first, second = run_cli(args), run_cli(colon)
+    assert first.exit_code == second.exit_code == 0, second.stderr
+    assert json.loads(first.stdout) == json.loads(second.stdout)
+    threads = run_cli([*args, "--threads", "2"])
+    assert threads.exit_code == 0 and "--threads is deprecated" in threads.stderr
+    assert json.loads(threads.stdout) == json.loads(run_cli([*args, "-j", "2"]).stdout)

@@ -147,9 +147,10 @@ def test_mtme_directory_reads_pair_reference_and_metrics() -> None:
     [
         (None, ("xx-yy", "wmt-z"), "no sources/xx-yy.txt; language pairs here: de-en, ru-en"),
         (
-            None,
+            "unknown-kinds",
             ("ru-en", None),
-            "several kinds of human scores (wmt-raw, wmt-z); pick one with --human-name",
+            "several kinds of human scores (a, b) and none is WMT's standard one; pick one "
+            "with --human-name",
         ),
         (None, ("ru-en", "mqm"), "--human-name mqm: not here for ru-en (wmt-raw, wmt-z)"),
         (
@@ -166,6 +167,11 @@ def test_mtme_directory_refusals(tmp_path: Path, change, args, message) -> None:
     if change == "short-output":
         path = root / "system-outputs" / "ru-en" / "Online-A.txt"
         path.write_text("\n".join(path.read_text(encoding="utf-8").split("\n")[:2015]) + "\n")
+    if change == "unknown-kinds":  # two kinds, neither one mt-metrics-eval's standard
+        for kind, new in (("wmt-raw", "a"), ("wmt-z", "b")):
+            for level in ("seg", "sys"):
+                old = root / "human-scores" / f"ru-en.{kind}.{level}.score"
+                old.rename(old.with_name(f"ru-en.{new}.{level}.score"))
     if change == "metric-missing-system":
         path = root / "metric-scores" / "ru-en" / "LenRatio-refA.sys.score"
         path.write_text("".join(line for line in path.open() if not line.startswith("SRPOL")))
