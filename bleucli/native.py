@@ -45,13 +45,68 @@ def _read(path: str) -> bytes:
         return handle.read()
 
 
+def _installed_core(package: str) -> ModuleType | None:
+    """The compiled core of an installed bleucli elsewhere on ``sys.path`` that was built
+    from the same C sources as ``package`` (a source tree that shadows the installed
+    package: ``python`` run in the repository after ``pip install .``)."""
+    import glob
+    import importlib.util
+
+    expected = source_hash(package)
+    if expected is None:
+        return None
+    for entry in sys.path:
+        folder = os.path.join(entry or os.getcwd(), "bleucli")
+        try:
+            if not os.path.isdir(folder) or os.path.samefile(folder, package):
+                continue
+        except OSError:
+            continue
+        for file in sorted(glob.glob(os.path.join(folder, "_native*.so"))
+                           + glob.glob(os.path.join(folder, "_native*.pyd"))):  # fmt: skip
+            spec = importlib.util.spec_from_file_location("bleucli._native", file)
+            if spec is None or spec.loader is None:
+                continue
+            module = importlib.util.module_from_spec(spec)
+            try:
+                spec.loader.exec_module(module)
+            except ImportError:
+                continue
+            if getattr(module, "SOURCE_HASH", "") == expected:
+                sys.modules["bleucli._native"] = module
+                return module
+    return None
+
+
+def _say_missing(package: str) -> None:
+    """One line: the slow engine runs, why, and what gives the fast one."""
+    if source_hash(package) is not None:
+        why = (
+            f"{package} has no compiled core (a source tree that shadows the installed "
+            f"bleucli, or one never built): build it in place with `pip install -e .`"
+        )
+    else:
+        why = (
+            "bleucli was installed without its compiled core (no C compiler then?): "
+            "reinstall where a C compiler is, or from a wheel"
+        )
+    sys.stderr.write(
+        f"bleucli: the pure-Python engine runs (same numbers, 20-160x slower): {why}; "
+        f"BLEUCLI_PUREPYTHON=1 chooses it without this notice\n"
+    )
+
+
 def _load() -> ModuleType | None:
     if os.environ.get("BLEUCLI_PUREPYTHON", "").strip() not in ("", "0"):
         return None
+    package = os.path.dirname(os.path.abspath(__file__))
     try:
         from bleucli import _native
     except ImportError:
-        return None
+        found = _installed_core(package)
+        if found is None:
+            _say_missing(package)
+        return found
     folder = os.path.dirname(_native.__file__)
     expected = source_hash(folder)
     if expected is not None and getattr(_native, "SOURCE_HASH", "") != expected:

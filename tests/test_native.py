@@ -371,3 +371,36 @@ def test_ter_edits_on_long_sentences_and_bad_arguments() -> None:
         native.ter_edits([-1], [0])
     with pytest.raises(TypeError):
         native.ter_edits(["a"], [0])
+
+
+@pytest.mark.skipif(native is None, reason="needs the compiled core to copy")
+def test_a_source_tree_finds_the_installed_core_or_says_why_it_cannot(tmp_path) -> None:
+    """``python`` in a clone after ``pip install .``: the tree (no compiled module) shadows
+    the installed package. It finds the installed core built from the same sources; with
+    none, one line says which engine runs, why and what fixes it (it was silent)."""
+    import glob
+    import shutil
+
+    src, site = tmp_path / "src", tmp_path / "site" / "bleucli"
+    shutil.copytree(ROOT / "bleucli", src / "bleucli",
+                    ignore=shutil.ignore_patterns("_native*.so", "_native*.pyd", "__pycache__"))  # fmt: skip
+    site.mkdir(parents=True)
+    for core in glob.glob(str(ROOT / "bleucli" / "_native*.so")):
+        shutil.copy(core, site)
+    code = "import bleucli; print(bleucli.ENGINE)"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BLEUCLI_")}
+
+    def run(path: str) -> subprocess.CompletedProcess:  # -S: no site-packages, no editable hook
+        return subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True,
+                              cwd=src, env={**env, "PYTHONPATH": path})  # fmt: skip
+
+    found = run(f"{src}{os.pathsep}{site.parent}")
+    assert found.stdout.strip() == "native" and found.stderr == ""
+    alone = run(str(src))
+    assert alone.stdout.strip() == "python"
+    assert alone.stderr.count("\n") == 1
+    assert "the pure-Python engine runs" in alone.stderr and "pip install -e ." in alone.stderr
+    edited = src / "bleucli" / "_native.c"
+    edited.write_text(edited.read_text() + "\n/* edited */\n")
+    other = run(f"{src}{os.pathsep}{site.parent}")  # a core of other sources is not used
+    assert other.stdout.strip() == "python"
