@@ -1257,6 +1257,11 @@ def single_threaded_blas() -> None:
     the Python API leaves the caller's setting alone."""
     import os
 
+    # Threads that wait for work sleep instead of spinning (OpenMP's PASSIVE policy): on a
+    # machine where other jobs run (a shared CI runner) spinning threads fight them for the
+    # cores. Measured (scripts/BENCHMARKS-neural.md, COMET, 2 cores): as fast idle (1.03x),
+    # and 58 s where spinning took 86-97 s and one thread 77 s beside two busy processes.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     if "numpy" not in sys.modules:
         if "OMP_NUM_THREADS" not in os.environ:  # neural models take every core back
             from bleucli.neural.runtime import CLI_PINNED_THREADS

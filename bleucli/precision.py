@@ -38,13 +38,26 @@ def check_width(value: Any, what: str = "-w/--width") -> int:
 @lru_cache(maxsize=256)
 def metric_key(name: str) -> str | None:
     """The ``-m`` name of the metric a score's name belongs to (``chrF2++`` -> ``chrf``,
-    ``MetricX-24`` -> ``metricx24``); None when no registered metric claims it."""
-    from bleucli.metrics import available_metrics, metric_class
+    ``MetricX-24`` -> ``metricx24``); None when no registered metric claims it. Plugins
+    are looked up only for a name no built-in metric claims (a plain run loads none)."""
+    from bleucli.metrics import available_metrics, builtin_names
 
     lowered = name.lower()
-    if lowered in available_metrics():
+    builtin = builtin_names()
+    if lowered in builtin:
         return lowered
-    for key in available_metrics():
+    found = _claimed(name, builtin)
+    if found is None:
+        plugins = [key for key in available_metrics() if key not in builtin]
+        found = lowered if lowered in plugins else _claimed(name, plugins)
+    return found
+
+
+def _claimed(name: str, keys: list[str]) -> str | None:
+    """The first of ``keys`` whose metric names its scores ``name``."""
+    from bleucli.metrics import metric_class
+
+    for key in keys:
         try:
             cls = metric_class(key)
         except Exception:  # noqa: BLE001 - an uninstalled plugin names no score

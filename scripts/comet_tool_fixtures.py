@@ -70,11 +70,29 @@ def main() -> None:
     compare_json = work / "compare.json"
     systems = [str(ROOT / "examples" / n) for n in ("hyp.de", "hyp2.de", "ref2.de")]
     subprocess.run(
-        [str(bin_dir / "comet-compare"), "-s", str(ROOT / "examples" / "src.en"), "-r",
-         str(ROOT / "examples" / "ref.de"), "-t", *systems, "--model", str(checkpoint),
-         "--gpus", "0", "--batch_size", "8", "--quiet", "--to_json", str(compare_json)],
-        check=True, env=env, cwd=checkpoint.parents[1], stdout=subprocess.DEVNULL,
-    )  # fmt: skip  (cwd: the checkpoint names its encoder relative to its folder)
+        [
+            str(bin_dir / "comet-compare"),
+            "-s",
+            str(ROOT / "examples" / "src.en"),
+            "-r",
+            str(ROOT / "examples" / "ref.de"),
+            "-t",
+            *systems,
+            "--model",
+            str(checkpoint),
+            "--gpus",
+            "0",
+            "--batch_size",
+            "8",
+            "--quiet",
+            "--to_json",
+            str(compare_json),
+        ],
+        check=True,
+        env=env,
+        cwd=checkpoint.parents[1],
+        stdout=subprocess.DEVNULL,
+    )  # cwd: the checkpoint names its encoder relative to its folder
     compared = json.loads(compare_json.read_text(encoding="utf-8"))
     name_of = {path: Path(path).name for path in systems}
     compare = {

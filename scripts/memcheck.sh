@@ -69,15 +69,40 @@ from bleucli.native import ENGINE; assert ENGINE == 'native', ENGINE" \
 fi
 
 command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install valgrind)"; exit 2; }
-python3 -m pip install --quiet --disable-pip-version-check --no-deps -e .
-python3 -c "import bleucli._native" || { echo "the compiled core is not built"; exit 2; }
+# the environment is the user's: nothing is installed or rebuilt here
+"$python" -c "import pytest" 2>/dev/null \
+    || { echo "memcheck: pytest is not installed for $python (pip install -e '.[test]')"; exit 2; }
+"$python" -c "import bleucli._native" 2>/dev/null \
+    || { echo "memcheck: the compiled core is not built for $python (pip install -e . builds it)"; exit 2; }
 log=$(mktemp)
+junit=$(mktemp --suffix=.xml)
 BLEUCLI_MEMCHECK=valgrind PYTHONMALLOC=malloc HYPOTHESIS_PROFILE=memcheck \
     valgrind --tool=memcheck --error-exitcode=99 \
     --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite \
     --track-origins=no --log-file="$log" \
-    "$python" -m pytest -q -p no:cacheprovider "${targets[@]}" || status=$?
+    "$python" -m pytest -q -p no:cacheprovider --junitxml="$junit" "${targets[@]}" || status=$?
 status=${status:-0}
+# the tests must have run and passed: valgrind's own exit code (99 on any error, Python's
+# included) would otherwise hide a pytest that never started
+counts=$("$python" - "$junit" <<'PY' 2>/dev/null || echo "0 0"
+import sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+suites = [root] if root.tag == "testsuite" else list(root)
+ran = sum(int(s.get("tests", 0)) - int(s.get("skipped", 0)) for s in suites)
+bad = sum(int(s.get("failures", 0)) + int(s.get("errors", 0)) for s in suites)
+print(ran, bad)
+PY
+)
+read -r ran bad <<< "$counts"
+if [ "$ran" -eq 0 ]; then
+    echo "memcheck: no test ran under valgrind (exit $status; log: $log): nothing was checked"
+    exit 1
+fi
+if [ "$bad" -ne 0 ]; then
+    echo "memcheck: $bad test(s) failed under valgrind (log: $log)"
+    exit 1
+fi
 # only errors whose stack passes through the compiled core count
 if grep -E "Invalid (read|write|free)|uninitialised|definitely lost" -A25 "$log" | grep -q "_native"; then
     grep -B2 -A20 "_native" "$log" | head -80
@@ -89,4 +114,4 @@ if [ "$status" -ne 0 ] && [ "$status" -ne 99 ]; then
     echo "memcheck: the tests failed under valgrind (exit $status; log: $log)"
     exit "$status"
 fi
-echo "memcheck: no memory errors in the compiled core"
+echo "memcheck: no memory errors in the compiled core ($ran tests ran under valgrind)"

@@ -319,17 +319,26 @@ def build_metricx(folder: Path, seed: int = 0) -> Path:
     inputs: list[Any] = []
     hook = model.lm_head.register_forward_hook(lambda m, args, out: inputs.append(args[0][:, 0, :]))
     texts = [line for path in TEXTS[:4] for line in path.read_text(encoding="utf-8").splitlines()]
-    with torch.no_grad():
-        for text in texts:
-            model(input_ids=torch.tensor([processor.encode(f"source: {text} candidate: {text}")]),
-                  decoder_input_ids=torch.tensor([[0]]))  # fmt: skip
-        hook.remove()
-        z = torch.cat(inputs)
-        mean = z.mean(0)
-        direction = torch.linalg.svd(z - mean, full_matrices=False)[2][0]
-        direction = direction - direction.dot(mean) / mean.dot(mean) * mean
-        spread = ((z - mean) @ direction).std()
-        model.lm_head.weight[250089] = 12 * mean / mean.dot(mean) + 6 / spread * direction
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # float sums in one order, whatever the machine's cores
+    try:
+        with torch.no_grad():
+            for text in texts:
+                model(input_ids=torch.tensor([processor.encode(f"source: {text} candidate: {text}")]),
+                      decoder_input_ids=torch.tensor([[0]]))  # fmt: skip
+            hook.remove()
+            # in float64 and rounded to 1e-4: the last bits of float32 arithmetic differ
+            # between CPUs (vector widths), the written row must not (its hash is documented)
+            z = torch.cat(inputs).double()
+            mean = z.mean(0)
+            direction = torch.linalg.svd(z - mean, full_matrices=False)[2][0]
+            direction = direction * torch.sign(direction.sum())  # SVD's sign is arbitrary
+            direction = direction - direction.dot(mean) / mean.dot(mean) * mean
+            spread = ((z - mean) @ direction).std()
+            row = 12 * mean / mean.dot(mean) + 6 / spread * direction
+            model.lm_head.weight[250089] = (row * 10_000).round().float() / 10_000
+    finally:
+        torch.set_num_threads(threads)
     model.save_pretrained(str(folder), safe_serialization=True)
     return folder
 

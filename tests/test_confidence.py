@@ -65,7 +65,8 @@ def test_seed_from_environment(monkeypatch) -> None:
 
 
 def test_confidence_refuses_several_systems_and_sentence_level() -> None:
-    assert "paired tests" in run_cli([REF, "-i", HYP, REF2, "-ci"]).stderr
+    several = run_cli([REF, "-i", HYP, REF2, "-ci"])
+    assert several.exit_code == 1 and "scores one system; for several, --rank" in several.stderr
     assert "unavailable with --sentence-level" in run_cli([REF, "-i", HYP, "-ci", "-sl"]).stderr
 
 

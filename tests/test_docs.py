@@ -197,7 +197,8 @@ def test_shell_commands_run_as_written(page: Path, tmp_path: Path) -> None:
     for block in blocks(page, "text"):
         for line in block.splitlines():
             if re.match(r"^\S+\|\S*version:bleucli-\S* = ", line) and "..." not in line:
-                assert any(line in out for out in printed), (page_id(page), line)
+                results = [r for out in printed for r in out.splitlines() if " = " in r]
+                assert any(line in out for out in printed), (page_id(page), line, results)
 
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)

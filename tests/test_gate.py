@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -261,3 +262,22 @@ def test_a_statistical_pass_of_the_drop_never_passes_a_missed_floor(tmp_path) ->
     assert "minimum is" in checks["BLEU", "min-score"]["detail"]
     kept = _stat_gate(tmp_path, base, now, HYP, str(slightly), REF, "--min-score", "BLEU=1")
     assert kept.returncode == 0, kept.stdout.decode()
+
+
+def test_under_github_actions_the_gate_writes_the_step_summary(tmp_path, baseline) -> None:
+    """``bleucli gate`` appends its table to ``$GITHUB_STEP_SUMMARY`` as ``submit --gate``
+    does (it wrote none)."""
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n")
+    env = {**os.environ, "GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)}
+    proc = gate(tmp_path, score(tmp_path, "now.json", REF, "-i", REF2), env=env)
+    assert proc.returncode == 3
+    text = summary.read_text()
+    assert text.startswith("earlier step\n### bleucli gate: failed\n")
+    assert "| verdict | check | baseline | current | detail |" in text
+    assert "| FAIL | BLEU drop |" in text
+    quiet = tmp_path / "quiet.md"
+    plain = {**os.environ, "GITHUB_STEP_SUMMARY": str(quiet)}
+    plain.pop("GITHUB_ACTIONS", None)
+    gate(tmp_path, score(tmp_path, "again.json", REF, "-i", REF2), env=plain)
+    assert not quiet.exists()  # only under GitHub Actions

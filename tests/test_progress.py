@@ -66,3 +66,38 @@ def test_a_terminal_gets_a_bar_and_a_pipe_none(name: str) -> None:
     assert piped.stdout == out  # the same results
     quiet_code, _, quiet = _on_a_terminal([*args, "-q"])
     assert quiet_code == 0 and not BAR.search(quiet)
+
+
+def test_where_no_bar_shows_a_long_stage_says_what_it_does_once_a_minute(
+    monkeypatch, capsys
+) -> None:
+    """A CI log or a pipe: a line per LOG_EVERY seconds, not a bar; nothing for short stages
+    and nothing with -q."""
+    import io
+
+    from bleucli import progress
+
+    clock = [1000.0]
+    monkeypatch.setattr("time.monotonic", lambda: clock[0])
+    stream = io.StringIO()
+    monkeypatch.setattr(progress.sys, "stderr", stream)
+    progress.configure(quiet=False)  # a StringIO is not a terminal
+    with progress.stage("COMET (wmt22-comet-da)", 2000) as advance:
+        advance(100)  # quick: nothing said
+        clock[0] += 61
+        advance(900)
+        clock[0] += 30
+        advance(500)  # within the minute: nothing more
+        clock[0] += 31
+        advance(100)
+    lines = stream.getvalue().splitlines()
+    assert lines == [
+        "bleucli: COMET (wmt22-comet-da): 1,000 of 2,000 (50%), 61 s so far",
+        "bleucli: COMET (wmt22-comet-da): 1,600 of 2,000 (80%), 122 s so far",
+    ]
+    progress.configure(quiet=True)
+    stream.truncate(0)
+    with progress.stage("quiet", 10) as advance:
+        clock[0] += 100
+        advance(5)
+    assert stream.getvalue() == ""

@@ -5,12 +5,13 @@ a readable checkpoint and its encoder, a registered model is downloaded or its h
 
 from __future__ import annotations
 
-import zipfile
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bleucli.errors import ConfigError, InputError
+
+if TYPE_CHECKING:  # every run calls check_sources: zipfile and pathlib load only for models
+    from pathlib import Path
 
 
 def check_sources(metrics: Sequence[str], have_source: bool, have_references: bool) -> None:
@@ -47,6 +48,9 @@ def check_models(metrics: Sequence[str], options: Mapping[str, Mapping[str, Any]
 
 def check_model(spec: str, flag: str = "--comet-model") -> None:
     """One model (a registered name, a folder, ``NAME@HASH``), checked without torch."""
+    import zipfile
+    from pathlib import Path
+
     from bleucli.neural.load import split_spec, weights_file
 
     name, _ = split_spec(spec)
@@ -75,6 +79,9 @@ def check_model(spec: str, flag: str = "--comet-model") -> None:
 def _check_comet_folder(file: Path) -> None:
     """A COMET folder: a checkpoint torch can open (a zip archive, as ``torch.save``
     writes) and the encoder its ``hparams.yaml`` names."""
+    import zipfile
+    from pathlib import Path
+
     from bleucli.neural.checkpoint import read_hparams
 
     if not zipfile.is_zipfile(file):

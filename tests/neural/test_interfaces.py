@@ -84,7 +84,7 @@ def test_errors_are_one_line_with_what_to_do(checked_toys) -> None:
     no_source = run_cli([REF, "-i", HYP, "-m", "comet", "--comet-model", model])
     assert (
         no_source.exit_code == 1
-        and "needs the source sentences: give --source FILE" in no_source.stderr
+        and "read the source sentences: give --source FILE" in no_source.stderr
     )
     short = run_cli([REF, "-i", HYP, "--source", str(ROOT / "examples" / "unsegmented.de"), "-m", "comet",
                      "--comet-model", model])  # fmt: skip

@@ -120,6 +120,15 @@ def test_submit_command_waits_and_writes_the_receipt(task: Task, tmp_path: Path)
         bleucli(REF, "-i", HYP, "-m", "bleu", "chrf", "ter").stdout
     )
     assert json.loads(receipt.read_text())["bleucli_receipt"] == 1
+    # -f text: the scoring command's text lines (it printed JSON)
+    text = bleucli(
+        "submit", "--server", task.server.url, "--token-file", task.token_file("alpha"), "-t", "news",
+        "-i", HYP, "--wait", "-f", "text",
+    ).stdout  # fmt: skip
+    assert (
+        text.strip()
+        == bleucli(REF, "-i", HYP, "-m", "bleu", "chrf", "ter", "-f", "text").stdout.strip()
+    )
     refused = bleucli(
         "submit", "--server", task.server.url, "--token-file", task.token_file("alpha"), "-t", "nope",
         "-i", HYP, check=False,
