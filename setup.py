@@ -9,7 +9,7 @@ sources (bleucli/native.py compares them).
 import sys
 from pathlib import Path
 
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 from setuptools.command.build_ext import build_ext
 
 SOURCES = [
@@ -60,7 +60,21 @@ class OptionalBuildExt(build_ext):
         )
 
 
+def packages() -> list[str]:
+    """Every package folder under bleucli/ (found, not listed), and the test-set registry:
+    the top-level testsets/ folder (data, not code), shipped inside the package as
+    bleucli._registry with its subfolders (pyproject maps the folder)."""
+    registry = Path("testsets")
+    folders = sorted(p for p in registry.rglob("*") if p.is_dir() and p.name != "__pycache__")
+    return [
+        *find_packages(include=["bleucli", "bleucli.*"]),
+        "bleucli._registry",
+        *("bleucli._registry." + ".".join(p.relative_to(registry).parts) for p in folders),
+    ]
+
+
 setup(
+    packages=packages(),
     ext_modules=[
         Extension(
             "bleucli._native",

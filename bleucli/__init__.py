@@ -24,6 +24,8 @@ _LAZY = {
     "COMET": "bleucli.metrics.neural",
     "CometKiwi": "bleucli.metrics.neural",
     "XCOMET": "bleucli.metrics.neural",
+    "MetricX24": "bleucli.metrics.neural",
+    "MetricX24QE": "bleucli.metrics.neural",
     "Metric": "bleucli.metrics.base",
     "Score": "bleucli.metrics.base",
     "Signature": "bleucli.metrics.base",

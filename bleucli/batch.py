@@ -32,11 +32,11 @@ __all__ = ["sentence_scores", "pairwise", "mbr", "MBRResult", "scorer"]
 
 
 def _is_neural(metric: str | Metric) -> bool:
-    """Whether ``metric`` is a model-based metric that reads sources (COMET, ...)."""
+    """Whether ``metric`` (a name or an instance) reads sources (COMET, ...)."""
     if isinstance(metric, str):
-        from bleucli.metrics import metric_class
+        from bleucli.metrics import uses_source
 
-        return metric_class(metric).uses_source
+        return uses_source(metric)
     return metric.uses_source
 
 

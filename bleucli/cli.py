@@ -14,8 +14,10 @@ from typing import Any
 
 import click
 
+from bleucli.display import WIDTH_RANGE, check_width
 from bleucli.errors import BleucliError, ConfigError, InputError
 from bleucli.native import ENGINE
+from bleucli.subcommands import subcommands_help
 from bleucli.version import __version__
 
 #: The neural metrics (``analyze``, ``plot`` and ``gate`` take their declared options).
@@ -23,8 +25,22 @@ NEURAL_METRICS = ("comet", "cometkiwi", "xcomet", "metricx24", "metricx24-qe")
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
-#: Options that take several values (``-i a.txt b.txt``), as SacreBLEU's argparse ``nargs``.
-_VARIADIC = {"-i", "--input", "-m", "--metrics", "--echo", "--stat"}
+
+class Variadic(click.Option):
+    """An option that takes several values after one flag (``-i a.txt b.txt``), as
+    SacreBLEU's argparse ``nargs="+"``: declared where the option is (``cls=Variadic``,
+    with ``multiple=True``), so each command's own options say which flags take lists."""
+
+
+def variadic_flags(selected: click.Command) -> set[str]:
+    """The flags of ``selected``'s :class:`Variadic` options."""
+    return {
+        flag
+        for param in selected.params
+        if isinstance(param, Variadic)
+        for flag in (*param.opts, *param.secondary_opts)
+    }
+
 
 OUTPUT_FORMATS = ("json", "text", "latex", "markdown", "tsv", "html")
 
@@ -59,15 +75,16 @@ def expand_prefixes(argv: Sequence[str], selected: click.Command) -> list[str]:
     return out
 
 
-def expand_variadic(argv: Sequence[str]) -> list[str]:
-    """Rewrite ``-i a b`` as ``-i a -i b`` so click's ``multiple=True`` options take lists."""
+def expand_variadic(argv: Sequence[str], flags: set[str]) -> list[str]:
+    """Rewrite ``-i a b`` as ``-i a -i b`` (``flags``: the variadic ones) so click's
+    ``multiple=True`` options take lists."""
     out: list[str] = []
     current: str | None = None
     for arg in argv:
         if arg == "--":
             current = None
             out.append(arg)
-        elif arg in _VARIADIC:
+        elif arg in flags:
             current = arg
             out.append(arg)
         elif current is not None and (arg == "-" or not arg.startswith("-")):
@@ -213,12 +230,6 @@ def metric_values(
     return out
 
 
-def chrf_ter_values(params: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """chrF's and TER's keywords from a command's parameters."""
-    values = metric_values(params, ("chrf", "ter"))
-    return {"chrf": values["chrf"], "ter": values["ter"]}
-
-
 def _width_value(text: str) -> tuple[str | None, int]:
     """``N`` or ``METRIC=N`` (``-w comet=6``)."""
     name, sep, number = text.rpartition("=")
@@ -240,8 +251,8 @@ width_option = click.option(
     multiple=True,
     metavar="N|METRIC=N",
     callback=lambda _ctx, _param, values: [_width_value(v) for v in values],
-    help="Decimal places of BLEU, chrF and TER (0-30; default 1); METRIC=N for one metric "
-    "(-w comet=6). COMET, CometKiwi and xCOMET show 4, MetricX 2.",
+    help=f"Decimal places of BLEU, chrF and TER ({WIDTH_RANGE[0]}-{WIDTH_RANGE[1]}; default 1); "
+    "METRIC=N for one metric (-w comet=6). COMET, CometKiwi and xCOMET show 4, MetricX 2.",
 )
 
 
@@ -250,7 +261,7 @@ def precision_from(values: Sequence[tuple[str | None, int]]) -> tuple[int, dict[
     width = 1
     per_metric: dict[str, int] = {}
     for name, value in values:
-        check_width(value)
+        check_width(value, "-w/--width" if name is None else f"-w {name}=")
         if name is None:
             width = value
         else:
@@ -261,19 +272,7 @@ def precision_from(values: Sequence[tuple[str | None, int]]) -> tuple[int, dict[
 @click.command(
     name="bleucli",
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-    epilog="\b\nSubcommands: bleucli report RESULT.json...   (one table from many results)\n"
-    "             bleucli gate CURRENT.json --baseline BASE.json   (CI regression gate)\n"
-    "             bleucli stats REFS -i HYP ... > shard.json       (mergeable statistics)\n"
-    "             bleucli merge shard*.json                         (their corpus score)\n"
-    "             bleucli analyze REFS -i A B --html report.html   (where systems differ)\n"
-    "             bleucli plot scores REFS -i A B -o scores.pdf    (figures for papers)\n"
-    "             bleucli mbr -i A B C > chosen.txt              (MBR: pick per line)\n"
-    "             bleucli resegment REF -i unsegmented.txt         (realign lines)\n"
-    "             bleucli server init|add-testset|run ... --db task.db   (evaluation server)\n"
-    "             bleucli submit --server URL -t SET -i HYP --wait  (submit; verify receipts)\n"
-    "             bleucli meta-eval --mtme DIR -l PAIR   (metrics against human judgements)\n"
-    "             bleucli models list|download|verify|path   (pinned neural models)\n"
-    "Run `bleucli SUBCOMMAND --help` for each one's options.\n"
+    epilog="\b\n" + subcommands_help() + "Run `bleucli SUBCOMMAND --help` for each one's options.\n"
     "\b\nEnvironment: BLEUCLI_FORMAT (default -f), BLEUCLI_SEED (resampling seed, or "
     "'none'),\n"
     "  BLEUCLI_CACHE (test-set cache folder), BLEUCLI_MIRROR (download mirror prefix),\n"
@@ -288,6 +287,7 @@ def precision_from(values: Sequence[tuple[str | None, int]]) -> tuple[int, dict[
     "-i",
     "--input",
     "inputs",
+    cls=Variadic,
     multiple=True,
     metavar="FILE...",
     help="Hypothesis file(s); standard input when absent. Several files: one per system "
@@ -296,6 +296,7 @@ def precision_from(values: Sequence[tuple[str | None, int]]) -> tuple[int, dict[
 @click.option(
     "-m",
     "--metrics",
+    cls=Variadic,
     multiple=True,
     metavar="NAME...",
     help="Metrics to compute: bleu, chrf, ter; neural: comet, cometkiwi, xcomet, metricx24, "
@@ -326,6 +327,7 @@ def precision_from(values: Sequence[tuple[str | None, int]]) -> tuple[int, dict[
 )
 @click.option(
     "--echo",
+    cls=Variadic,
     multiple=True,
     metavar="FIELD...",
     help="Print test-set fields (src, ref, docid, origlang, ..., or all) and exit.",
@@ -522,7 +524,7 @@ def command(ctx: click.Context, **params: Any) -> None:
       bleucli -t wmt14 -l en-de < hyp.de    # a named test set (downloaded once)
     """
     options = options_from(ctx, params)
-    _configure_logging(options.quiet)
+    configure_logging(options.quiet)
     from bleucli import progress
     from bleucli.commands.score import run
 
@@ -798,6 +800,7 @@ def merge_command(
     "-i",
     "--input",
     "inputs",
+    cls=Variadic,
     multiple=True,
     metavar="FILE...",
     help="Line-aligned outputs of several systems: each line's candidates (-: stdin; "
@@ -901,7 +904,7 @@ def mbr_command(
     for key, (option, low, high) in metric_limits(metric).items():
         check_range(option, options[key], low, high)
     check_range("-j/--jobs", threads, 0, 1024)
-    _configure_logging(quiet)
+    configure_logging(quiet)
     click.echo(
         run(
             MBRRequest(
@@ -931,6 +934,7 @@ def _analysis_options(function):
                 "-i",
                 "--input",
                 "inputs",
+                cls=Variadic,
                 multiple=True,
                 metavar="FILE",
                 help="System outputs (repeat, or several after one -i); the first is "
@@ -939,6 +943,7 @@ def _analysis_options(function):
             click.option(
                 "-m",
                 "--metrics",
+                cls=Variadic,
                 multiple=True,
                 metavar="NAME",
                 help="Metrics: bleu, chrf, ter, or a neural metric (comet, cometkiwi, xcomet, "
@@ -1053,7 +1058,7 @@ def _analysis_request(params: dict[str, Any], fmt: str, chosen: str | None = Non
         from bleucli.metrics import metric_class
 
         metric_class(name)
-    _configure_logging(params["quiet"])
+    configure_logging(params["quiet"])
     progress.configure(params["quiet"])
     return options
 
@@ -1155,12 +1160,6 @@ def _pair(values: Sequence[tuple[str | None, int]]) -> tuple[int, tuple[tuple[st
     return width, tuple(sorted(per_metric.items()))
 
 
-def check_width(width: int) -> int:
-    from bleucli.commands.request import check_range
-
-    return check_range("-w/--width", width, 0, 30)
-
-
 STATS_HELP = """Usage: bleucli stats [REFS]... -i HYP [SCORING OPTIONS]
 
   Write the summed sufficient statistics of one system (JSON) instead of its score, for
@@ -1218,7 +1217,7 @@ def resegment_command(
     from bleucli.commands.request import Options
     from bleucli.commands.resegment import run
 
-    _configure_logging(quiet)
+    configure_logging(quiet)
     options = Options(
         refs=refs,
         inputs=(hypothesis,) if hypothesis else (),
@@ -1244,7 +1243,7 @@ def deprecated(value: Any, old: str, new: str) -> Any:
     return value
 
 
-def _configure_logging(quiet: bool) -> None:
+def configure_logging(quiet: bool) -> None:
     from bleucli.log import configure
 
     configure(quiet)
@@ -1281,12 +1280,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             click.echo(STATS_HELP, nl=False)
             sys.exit(EXIT_OK)
         args = _stats_main(args[1:])
-    run_command(command, args, "bleucli", True, plugins=True)
+    run_command(command, args, "bleucli", plugins=True)
 
 
-def run_command(
-    selected: click.Command, args: list[str], prog: str, variadic: bool, plugins: bool = False
-) -> None:
+def run_command(selected: click.Command, args: list[str], prog: str, plugins: bool = False) -> None:
     """Run a click command as the tool runs every command: library errors as one line and
     their exit code, interrupts, a closed pipe (``bleucli.cli_server`` runs its commands
     through this too)."""
@@ -1295,7 +1292,7 @@ def run_command(
             selected = with_plugin_options(selected, args)
         args = expand_prefixes(args, selected)
         returned = selected.main(
-            expand_variadic(args) if variadic else args, prog_name=prog, standalone_mode=False
+            expand_variadic(args, variadic_flags(selected)), prog_name=prog, standalone_mode=False
         )
         if isinstance(returned, int) and returned:  # click returns Exit codes here
             sys.exit(returned)

@@ -8,7 +8,8 @@ from typing import Any
 import click
 
 from bleucli.cli import (
-    _configure_logging,
+    Variadic,
+    configure_logging,
     deprecated,
     metric_options,
     metric_values,
@@ -23,6 +24,7 @@ HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
     "-i",
     "--input",
     "inputs",
+    cls=Variadic,
     multiple=True,
     metavar="[NAME=]FILE...",
     help="System outputs (named after the file without its extension, or NAME=FILE / NAME:FILE).",
@@ -62,6 +64,7 @@ HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 @click.option(
     "-m",
     "--metrics",
+    cls=Variadic,
     multiple=True,
     metavar="NAME...",
     help="bleucli metrics: bleu, chrf, ter, or a neural metric (comet, cometkiwi, xcomet, "
@@ -84,6 +87,7 @@ HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 @click.option(
     "--stat",
     "statistics",
+    cls=Variadic,
     multiple=True,
     metavar="NAME...",
     help="Statistics (default: all sys-* and seg-{pearson,kendall}-{none,item,sys}, "
@@ -161,7 +165,7 @@ def meta_eval_command(refs: tuple[str, ...], **params: Any) -> None:
     from bleucli.commands.meta_eval import MetaEvalRequest, run
     from bleucli.metaeval.significance import TestSettings
 
-    _configure_logging(params["quiet"])
+    configure_logging(params["quiet"])
     from bleucli import progress
 
     progress.configure(params["quiet"])

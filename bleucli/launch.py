@@ -13,23 +13,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-#: Every subcommand: the module and attribute of its click command, and whether its
-#: options take several values (``-i A B``, rewritten for click). ``bleucli stats`` is the
-#: scoring command's own mode (``bleucli.cli``).
-COMMANDS: dict[str, tuple[str, str, bool]] = {
-    "report": ("bleucli.cli", "report_command", False),
-    "gate": ("bleucli.cli", "gate_command", False),
-    "merge": ("bleucli.cli", "merge_command", False),
-    "analyze": ("bleucli.cli", "analyze_command", True),
-    "plot": ("bleucli.cli", "plot_command", True),
-    "mbr": ("bleucli.cli", "mbr_command", True),
-    "resegment": ("bleucli.cli", "resegment_command", False),
-    "meta-eval": ("bleucli.cli_metaeval", "meta_eval_command", True),
-    "server": ("bleucli.cli_server", "server_group", False),
-    "submit": ("bleucli.cli_server", "submit_command", False),
-    "verify": ("bleucli.cli_server", "verify_command", False),
-    "models": ("bleucli.cli_models", "models_group", False),
-}
+from bleucli.subcommands import COMMANDS
 
 
 def terminal_columns() -> int:
@@ -69,15 +53,15 @@ def fast_answer(args: Sequence[str]) -> str | None:
 
 def dispatch(args: list[str]) -> None:
     """Run ``bleucli ARGS``: a subcommand of :data:`COMMANDS`, else the scoring command."""
-    if args and args[0] in COMMANDS:
+    if args and args[0] in COMMANDS and COMMANDS[args[0]].attribute:
         from importlib import import_module
 
         from bleucli.cli import run_command, single_threaded_blas
 
-        module, attribute, variadic = COMMANDS[args[0]]
+        entry = COMMANDS[args[0]]
         single_threaded_blas()
-        selected = getattr(import_module(module), attribute)
-        run_command(selected, args[1:], f"bleucli {args[0]}", variadic)
+        selected = getattr(import_module(entry.module), entry.attribute)
+        run_command(selected, args[1:], f"bleucli {args[0]}")
         return
     from bleucli.cli import main as scoring_main
 

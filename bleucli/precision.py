@@ -14,25 +14,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
-from bleucli.errors import UsageError
+from bleucli.display import UNKNOWN_DECIMALS, WIDTH_RANGE, check_width, rounded, shown
 
-#: Decimals a score may be printed with (``-w``).
-WIDTH_RANGE = (0, 30)
-#: Decimals of a score no registered metric names (external segment scores).
-UNKNOWN_DECIMALS = 4
-
-
-def check_width(value: Any, what: str = "-w/--width") -> int:
-    """A number of decimals within :data:`WIDTH_RANGE` (booleans and text refused)."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise UsageError(f"{what}: {value!r} is not a whole number")
-    if not WIDTH_RANGE[0] <= value <= WIDTH_RANGE[1]:
-        raise UsageError(
-            f"{what} must be between {WIDTH_RANGE[0]} and {WIDTH_RANGE[1]}, got {value}"
-        )
-    return value
+__all__ = [
+    "UNKNOWN_DECIMALS",
+    "WIDTH_RANGE",
+    "Precision",
+    "check_width",
+    "decimals",
+    "metric_key",
+    "own_decimals",
+    "rounded",
+    "shown",
+]
 
 
 @lru_cache(maxsize=256)
@@ -112,16 +107,3 @@ def decimals(width: int | Precision, name: str) -> int:
     """Decimals for ``name`` under ``width`` (an int: every metric that follows ``-w``
     gets it, the others their own)."""
     return Precision.of(width).decimals(name)
-
-
-def rounded(value: float, places: int) -> float:
-    """``value`` rounded to ``places``, never a negative zero."""
-    return round(float(value), places) + 0.0
-
-
-def shown(value: float, places: int) -> str:
-    """``value`` as text with ``places`` decimals, never ``-0.0``."""
-    text = f"{float(value):.{places}f}"
-    if text.startswith("-") and not text.strip("-0."):
-        return text[1:]
-    return text

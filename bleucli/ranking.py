@@ -167,7 +167,7 @@ def tied_as_shown(ranking: Ranking, places: int, tiebreak: dict[str, Any] | None
     ranges, one cluster (clusters spanning a tie merge) -- and listed in ``tiebreak``'s
     order (default: by name), so the order says nothing the rounded numbers do not. A blind
     leaderboard ranks this way: ordering ties by the hidden digits would leak them."""
-    from bleucli.precision import rounded
+    from bleucli.display import rounded
 
     sign = 1 if ranking.higher_is_better else -1
     shown = {s.name: rounded(s.score, places) for s in ranking.systems}

@@ -15,6 +15,7 @@ that name the file, the item and the field. The layouts understood:
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -22,6 +23,16 @@ from typing import Any
 
 from bleucli.errors import InputError, UsageError
 from bleucli.io import read_json
+
+
+def result_entries(result: Any) -> list[dict[str, Any]]:
+    """A single-system result's entries, one per metric: the JSON (text or parsed) holds one
+    object or a list of them (receipts, stored server results, ``-f json``)."""
+    if not result:
+        return []
+    parsed = json.loads(result) if isinstance(result, str) else result
+    return parsed if isinstance(parsed, list) else [parsed]
+
 
 #: Metric names bleucli writes: BLEU, chrF<beta> with one ``+`` per word order, TER.
 METRIC_NAME = re.compile(r"^(BLEU|chrF\d+\+*|TER)$")

@@ -17,6 +17,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bleucli.errors import UsageError
+from bleucli.metrics.fields import (  # re-exported: the names metric plugins import
+    flag_value,
+    integer_value,
+    legacy_ter_tokenizer,
+    tokenizer_name,
+)
+
+__all__ = [
+    "ParsedSignature",
+    "flag_value",
+    "integer_value",
+    "legacy_ter_tokenizer",
+    "parse_signature",
+    "tokenizer_name",
+]
 
 #: Key spellings every metric shares (2.x long/short, 1.x) -> the 2.x long key.
 _COMMON_KEYS = {
@@ -41,22 +56,6 @@ _COMMON_KEYS = {
     "rs": "seed",
     "reseg": "reseg",
 }
-_TRUE, _FALSE = ("yes", "true"), ("no", "false")
-
-
-def flag_value(key: str, value: str) -> bool:
-    if value.lower() in _TRUE:
-        return True
-    if value.lower() in _FALSE:
-        return False
-    raise UsageError(f"signature field {key}:{value} is not yes/no")
-
-
-def integer_value(key: str, value: str) -> int:
-    try:
-        return int(value)
-    except ValueError:
-        raise UsageError(f"signature field {key}:{value} is not a number") from None
 
 
 @dataclass
@@ -73,38 +72,6 @@ class ParsedSignature:
         from bleucli.metrics import metric_class
 
         return metric_class(self.metric).options_from_signature(self.fields, self.name)
-
-
-def legacy_ter_tokenizer(value: str) -> dict[str, Any]:
-    """``tercom`` (2.x) or 1.x's ``tercom-nonorm-punct-noasian-uncased``."""
-    parts = value.split("-")
-    if parts[0] != "tercom":
-        raise UsageError(f"signature field tok:{value}: TER only uses the tercom tokenizer")
-    options: dict[str, Any] = {}
-    words = {
-        "norm": ("normalized", True),
-        "nonorm": ("normalized", False),
-        "punct": ("no_punct", False),
-        "nopunct": ("no_punct", True),
-        "asian": ("asian_support", True),
-        "noasian": ("asian_support", False),
-        "cased": ("case_sensitive", True),
-        "uncased": ("case_sensitive", False),
-    }
-    for part in parts[1:]:
-        if part not in words:
-            raise UsageError(f"signature field tok:{value}: unknown TER setting {part!r}")
-        name, setting = words[part]
-        options[name] = setting
-    return options
-
-
-def tokenizer_name(value: str) -> str:
-    """Tokeniser signatures may carry versions (``ja-mecab-0.996-IPA``); keep the name."""
-    for prefix in ("ja-mecab", "ko-mecab"):
-        if value.startswith(prefix):
-            return prefix
-    return value
 
 
 def _metric_of(name: str) -> Any:
@@ -138,6 +105,12 @@ def _unknown_field(key: str, name: str, text: str, named: bool) -> str:
         f"without a name is read as BLEU's; put the metric's name first, as the text output "
         f"prints it ({owners[0]}|{text})"
     )
+
+
+def signature_of(name: str, signature: str) -> ParsedSignature:
+    """A result's signature as data, from its score name and its name-less signature
+    (``-f json``'s ``name`` and ``signature`` fields, a receipt's, a record's)."""
+    return parse_signature(f"{name}|{signature}")
 
 
 def parse_signature(text: str) -> ParsedSignature:

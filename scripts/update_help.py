@@ -1,5 +1,7 @@
-"""Regenerate ``bleucli/_help.py``: click's rendering of ``bleucli --help`` at the widths
-the start-up fast path serves (see ``bleucli/launch.py``). Run after changing options:
+"""Regenerate what is generated from the commands: ``bleucli/_help.py`` (click's rendering
+of ``bleucli --help`` at the widths the start-up fast path serves, see ``bleucli/launch.py``)
+and ``docs/cli-reference.md`` (every command's and subcommand's help). Run after changing
+an option or a command; a test fails while either is out of date:
 
     python scripts/update_help.py
 """
@@ -35,10 +37,57 @@ def module_text() -> str:
     return "\n".join(lines) + "\n"
 
 
+#: The width of the reference's help texts.
+REFERENCE_WIDTH = 98
+
+
+def _helps(command, path: list[str]):
+    """(``bleucli ...`` words, help text) of ``command`` and every subcommand under it."""
+    import click
+
+    settings = {**(command.context_settings or {}), "terminal_width": REFERENCE_WIDTH}
+    with click.Context(command, info_name=" ".join(path), **settings) as ctx:
+        yield path, command.get_help(ctx)
+        if isinstance(command, click.Group):
+            for name in command.list_commands(ctx):
+                yield from _helps(command.get_command(ctx, name), [*path, name])
+
+
+def reference_text() -> str:
+    """docs/cli-reference.md: the help of every command, in ``bleucli --help``'s order."""
+    from importlib import import_module
+
+    from bleucli.cli import command
+    from bleucli.subcommands import COMMANDS
+
+    parts = [
+        "# Command-line reference",
+        "",
+        "Every command's `--help`, generated from the commands by `python "
+        "scripts/update_help.py` (do not edit; a test fails when it is out of date). "
+        "[cli.md](cli.md) explains them with examples.",
+        "",
+    ]
+    commands = [(["bleucli"], command)]
+    for name, entry in COMMANDS.items():
+        if entry.attribute:
+            commands.append(
+                (["bleucli", name], getattr(import_module(entry.module), entry.attribute))
+            )
+    for path, cmd in commands:
+        for words, text in _helps(cmd, path):
+            parts += [f"## `{' '.join(words)}`", "", "```text", text.rstrip(), "```", ""]
+    return "\n".join(parts)
+
+
 def main() -> None:
-    target = Path(__file__).resolve().parent.parent / "bleucli" / "_help.py"
+    root = Path(__file__).resolve().parent.parent
+    target = root / "bleucli" / "_help.py"
     target.write_text(module_text(), encoding="utf-8")
     print(f"wrote {target}")
+    reference = root / "docs" / "cli-reference.md"
+    reference.write_text(reference_text(), encoding="utf-8")
+    print(f"wrote {reference}")
 
 
 if __name__ == "__main__":

@@ -200,6 +200,54 @@ def write(tmp_path: Path):
     return _write
 
 
+#: The tests that read the scoring engine (the compiled core or the pure-Python engine,
+#: ``BLEUCLI_PUREPYTHON=1``): metrics, tokenisers, the batch and mwer engines, meta-eval's
+#: statistics, SacreBLEU's numbers and the printed outputs built on them. They carry the
+#: ``engine`` marker and run on both engines (README command 2: the pure-Python pass is
+#: ``-m engine``); everything else (neural models, the server, test sets, docs, packaging,
+#: figures, browsers) is engine-independent and runs once. A test elsewhere that reads the
+#: engine marks itself ``@pytest.mark.engine``.
+ENGINE_TESTS = (
+    "compat/",
+    "metrics/",
+    "tokenizers/",
+    "metaeval/test_stats.py",
+    "metaeval/test_oracle.py",
+    "test_batch_engine.py",
+    "test_batch_scoring.py",
+    "test_bom.py",
+    "test_cli.py",
+    "test_confidence.py",
+    "test_documents.py",
+    "test_golden.py",
+    "test_languages.py",
+    "test_native.py",
+    "test_native_hostile.py",
+    "test_paired.py",
+    "test_ranking.py",
+    "test_resegment.py",
+    "test_shards.py",
+    "test_signature.py",
+    "test_stream.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Marks each test of :data:`ENGINE_TESTS` ``engine``."""
+    tests = Path(__file__).resolve().parent
+    for item in items:
+        where = Path(str(item.fspath)).resolve().relative_to(tests).as_posix()
+        if (
+            any(
+                where == rule or where.startswith(rule)
+                for rule in ENGINE_TESTS
+                if rule.endswith("/")
+            )
+            or where in ENGINE_TESTS
+        ):
+            item.add_marker(pytest.mark.engine)
+
+
 @pytest.fixture(scope="session")
 def monkeypatch_session():
     """A monkeypatch usable from hypothesis tests (function-scoped fixtures are not)."""

@@ -10,7 +10,8 @@ import pytest
 import sacrebleu
 
 import bleucli
-from bleucli.cli import expand_variadic
+from bleucli.cli import command as main_command
+from bleucli.cli import expand_variadic, variadic_flags
 from tests.conftest import EXAMPLES, run_cli, run_subprocess
 
 REF, REF2, HYP = str(EXAMPLES / "ref.de"), str(EXAMPLES / "ref2.de"), str(EXAMPLES / "hyp.de")
@@ -226,7 +227,9 @@ def test_version_and_help() -> None:
 
 
 def test_expand_variadic() -> None:
-    assert expand_variadic(["r", "-i", "a", "b", "-m", "bleu", "chrf", "-w", "2"]) == [
+    flags = variadic_flags(main_command)
+    assert {"-i", "--input", "-m", "--metrics", "--echo"} <= flags and "-w" not in flags
+    assert expand_variadic(["r", "-i", "a", "b", "-m", "bleu", "chrf", "-w", "2"], flags) == [
         "r",
         "-i",
         "a",
@@ -239,7 +242,17 @@ def test_expand_variadic() -> None:
         "-w",
         "2",
     ]
-    assert expand_variadic(["-i", "-", "--", "x"]) == ["-i", "-", "--", "x"]
+    assert expand_variadic(["-i", "-", "--", "x"], flags) == ["-i", "-", "--", "x"]
+
+
+def test_each_command_declares_its_own_variadic_flags() -> None:
+    """``-i`` takes several files in the scoring command, analyze and meta-eval, one in
+    the gate (whose references follow it): each command's options say so."""
+    from bleucli.cli import gate_command
+    from bleucli.cli_metaeval import meta_eval_command
+
+    assert "-i" not in variadic_flags(gate_command)
+    assert {"-i", "-m", "--stat"} <= variadic_flags(meta_eval_command)
 
 
 # -- real processes: stdin pipes, exit codes, stream separation --------------------------------
@@ -388,6 +401,14 @@ def test_stored_help_is_current() -> None:
     assert sorted(HELP) == sorted(script.WIDTHS)
     for width in script.WIDTHS:
         assert HELP[width] == script.render(width)
+
+
+def test_cli_reference_is_current() -> None:
+    """docs/cli-reference.md is every command's help as the commands render it (run
+    scripts/update_help.py after changing an option or a command)."""
+    script = _update_help_script()
+    path = Path(__file__).resolve().parent.parent / "docs" / "cli-reference.md"
+    assert path.read_text(encoding="utf-8") == script.reference_text()
 
 
 @pytest.mark.parametrize("columns", ["80", "130", "64"])

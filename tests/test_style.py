@@ -66,13 +66,33 @@ def _import_graph() -> dict[str, set[str]]:
     return graph
 
 
+def _re_exports_only(package: str) -> bool:
+    """Whether a package's ``__init__`` only re-exports (imports, assignments, a lazy
+    ``__getattr__``/``__dir__``, TYPE_CHECKING blocks): code of its own counts as a module."""
+    import ast
+
+    path = ROOT.joinpath(*package.split("."), "__init__.py")
+    if not path.exists():
+        return False
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.If)):
+            continue
+        if isinstance(node, ast.FunctionDef) and node.name in ("__getattr__", "__dir__"):
+            continue
+        return False
+    return True
+
+
 def test_no_import_cycles() -> None:
-    """The module graph is acyclic (a package's __init__ re-exporting its own modules is
-    the one allowed edge back), so every layer can be read and tested on its own."""
+    """The module graph is acyclic, so every layer can be read and tested on its own. The
+    one allowed edge back: a package's ``__init__`` that only re-exports its own modules."""
     graph = _import_graph()
+    exports_only = {name for name in graph if _re_exports_only(name)}
 
     def parent_init(module: str, target: str) -> bool:
-        return module.startswith(target + ".")
+        return module.startswith(target + ".") and target in exports_only
 
     state: dict[str, int] = {}
     stack: list[str] = []
@@ -100,7 +120,7 @@ def test_no_import_cycles() -> None:
 #: The front ends: the command line (its commands and launcher) and the SacreBLEU command
 #: shim. Everything else is the library they share.
 FRONT_ENDS = ("bleucli.cli", "bleucli.commands", "bleucli.launch", "bleucli.__main__",
-              "bleucli._help", "bleucli.sacrebleu_compat")  # fmt: skip
+              "bleucli._help", "bleucli.subcommands", "bleucli.sacrebleu_compat")  # fmt: skip
 #: Library modules that draw progress bars on a terminal with click (nothing else of it).
 PROGRESS_BARS = {"bleucli.progress", "bleucli.testsets.download"}
 

@@ -85,8 +85,8 @@ def by_document(
     testset_fields: dict[str, str | None],
     n_lines: int,
 ) -> str:
+    from bleucli.display import rounded, shown
     from bleucli.formats import signature_list, table
-    from bleucli.precision import rounded, shown
 
     documents = group(document_ids(options, n_lines))
     scores, display = document_scores(metrics, systems, documents)

@@ -270,9 +270,9 @@ def meta_eval_metrics() -> tuple[str, ...]:
 
 
 def _is_neural(key: str) -> bool:
-    from bleucli.metrics import builtin_names, metric_class
+    from bleucli.metrics import builtin_names, uses_source
 
-    return key in builtin_names() and metric_class(key).uses_source
+    return key in builtin_names() and uses_source(key)
 
 
 def _sign(higher_is_better: bool) -> float:

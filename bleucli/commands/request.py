@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from bleucli.display import WIDTH_RANGE
+
 
 class Options:
     """The parsed command line, independent of click.
@@ -98,7 +100,7 @@ class Options:
 #: (``-cc 100000000``) rather than compute anything useful. ``--from-signature`` values are
 #: checked against the same ranges.
 LIMITS: dict[str, tuple[str, int, int]] = {
-    "width": ("-w/--width", 0, 30),
+    "width": ("-w/--width", *WIDTH_RANGE),
     "num_refs": ("-nr/--num-refs", 1, 1000),
     "confidence_n": ("-cin/--confidence-n", 1, 100_000),
     "paired_bs_n": ("-pbsn/--paired-bs-n", 1, 100_000),

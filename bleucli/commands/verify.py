@@ -12,11 +12,12 @@ failed), 1 otherwise; the last line says which."""
 
 from __future__ import annotations
 
-import hashlib
 import math
 from typing import Any
 
 from bleucli.errors import BleucliError, ConfigError, UsageError
+from bleucli.hashing import sha256_hex
+from bleucli.results import result_entries
 
 
 def load(path: str) -> dict[str, Any]:
@@ -55,7 +56,7 @@ def public_key(key: str | None, server: str | None) -> str:
 
 
 def _sha256(path: str) -> str:
-    return hashlib.sha256(_read_bytes(path)).hexdigest()
+    return sha256_hex(_read_bytes(path))
 
 
 def _close(recomputed: float, stated: float) -> bool:
@@ -198,7 +199,7 @@ def verify(
         else:
             hyp_lines, ref_lines, src_lines = _part_lines(part, key_hex, hypothesis, refs,
                                                           test_set, language_pair, source)  # fmt: skip
-            for entry in _entries(receipt["result"]):
+            for entry in result_entries(receipt["result"]):
                 overrides, reason = _neural_plan(entry, src_lines is not None, models)
                 if reason is not None:
                     skip(entry["name"], reason)
@@ -266,10 +267,6 @@ def _part_lines(part: Any, key: str | None, hypothesis: str, refs: tuple[str, ..
     )
 
 
-def _entries(result: Any) -> list[dict[str, Any]]:
-    return result if isinstance(result, list) else [result]
-
-
 def _rescore(
     entry: dict[str, Any],
     hypotheses: list[str],
@@ -294,15 +291,15 @@ def _rescore(
 
 
 def _signature_of(entry: dict[str, Any]) -> Any:
-    from bleucli.signature import parse_signature
+    from bleucli.signature import signature_of
 
-    return parse_signature(f"{entry['name']}|{entry['signature']}")
+    return signature_of(entry["name"], entry["signature"])
 
 
 def _is_neural(entry: dict[str, Any]) -> bool:
-    from bleucli.metrics import metric_class
+    from bleucli.metrics import uses_source
 
-    return metric_class(_signature_of(entry).metric).uses_source
+    return uses_source(_signature_of(entry).metric)
 
 
 def _neural_plan(

@@ -29,14 +29,14 @@ if TYPE_CHECKING:
 
 def parsed_signature(record: ScoreRecord) -> ParsedSignature:
     """The signature of a result, read with the metric its name gives."""
-    from bleucli.signature import parse_signature
+    from bleucli.signature import signature_of
 
     if not record.signature:
         raise ConfigError(
             f"{record.where}: {record.metric} has no signature: the statistical "
             "gate cannot tell how it was computed"
         )
-    return parse_signature(f"{record.metric}|{record.signature}")
+    return signature_of(record.metric, record.signature)
 
 
 def metric_for(

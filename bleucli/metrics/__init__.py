@@ -74,6 +74,12 @@ def builtin_names() -> list[str]:
     return list(_METRICS)
 
 
+def uses_source(name: str) -> bool:
+    """Whether the metric ``-m name`` reads the source sentences (COMET and its kin: a
+    model that scores a batch in one pass, with sources)."""
+    return metric_class(name).uses_source
+
+
 #: SacreBLEU's own metrics: a run of these alone prints them sorted by name, as SacreBLEU
 #: does (its outputs stay byte-identical).
 SACREBLEU_METRICS = ("bleu", "chrf", "ter")

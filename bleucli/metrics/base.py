@@ -166,7 +166,7 @@ class Score:
         self, width: int = 2, score_only: bool = False, signature: str = "", is_json: bool = False
     ) -> str:
         """Render as SacreBLEU does: ``NAME|sig = 12.3 details`` or its JSON object."""
-        from bleucli.precision import shown
+        from bleucli.display import shown
 
         text = shown(self.score, width)
         record: dict[str, Any] = {
@@ -385,7 +385,7 @@ class Metric(ABC):
     def options_from_signature(cls, fields: dict[str, str], name: str) -> dict[str, Any]:
         """Keyword arguments that reproduce a signature's fields: each declared option with
         a signature field, read by its kind (a metric with other conventions overrides)."""
-        from bleucli.signature import flag_value, integer_value
+        from bleucli.metrics.fields import flag_value, integer_value
 
         options: dict[str, Any] = {}
         for option in cls.OPTIONS:

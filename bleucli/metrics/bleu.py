@@ -242,7 +242,7 @@ class BLEU(Metric):
     @classmethod
     def options_from_signature(cls, fields: dict[str, str], name: str) -> dict[str, Any]:
         """Keywords that reproduce a signature's fields (SacreBLEU 2.x's and 1.x's)."""
-        from bleucli.signature import flag_value, tokenizer_name
+        from bleucli.metrics.fields import flag_value, tokenizer_name
 
         options: dict[str, Any] = {}
         for key, value in fields.items():

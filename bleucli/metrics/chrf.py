@@ -140,7 +140,7 @@ class CHRF(Metric):
     def options_from_signature(cls, fields: dict[str, str], name: str) -> dict[str, Any]:
         """Keywords that reproduce a signature: beta and the word order from the name
         (``chrF2++``), the rest from the fields."""
-        from bleucli.signature import flag_value, integer_value
+        from bleucli.metrics.fields import flag_value, integer_value
 
         match = _SIGNATURE_NAME.match(name)
         beta = match.group(1) if match else ""

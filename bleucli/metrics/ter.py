@@ -58,7 +58,7 @@ class TER(Metric):
     @classmethod
     def options_from_signature(cls, fields: dict[str, str], name: str) -> dict[str, Any]:
         """Keywords that reproduce a signature (2.x fields, or 1.x's one ``tok`` field)."""
-        from bleucli.signature import flag_value, legacy_ter_tokenizer
+        from bleucli.metrics.fields import flag_value, legacy_ter_tokenizer
 
         options: dict[str, Any] = {}
         for key, value in fields.items():

@@ -6,12 +6,12 @@ bleucli's cache)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
 
 from bleucli.errors import BleucliError, InputError
+from bleucli.hashing import file_digest
 from bleucli.neural.registry import ModelEntry, registry
 
 
@@ -27,11 +27,8 @@ def offline() -> bool:
 
 
 def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    """A model file's digest, as the registry and ``models.lock.json`` pin it."""
+    return file_digest(path)
 
 
 def lock_file() -> Path:

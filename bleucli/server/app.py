@@ -28,7 +28,7 @@ def create_app(url: str, max_upload: int = DEFAULT_MAX_UPLOAD) -> Starlette:
     from jinja2 import Environment, PackageLoader, select_autoescape
     from starlette.exceptions import HTTPException
 
-    from bleucli.precision import shown
+    from bleucli.display import shown
     from bleucli.server import api, pages
     from bleucli.server.db import connect
     from bleucli.server.templating import on_http, on_problem

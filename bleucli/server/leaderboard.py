@@ -16,7 +16,7 @@ import json
 import time
 from typing import Any
 
-from bleucli.precision import rounded
+from bleucli.display import rounded
 from bleucli.server import store
 
 #: Resamples of the bootstrap behind intervals, ranks and clusters (as --rank's default).
@@ -37,8 +37,9 @@ def compute(engine: Any, testset: store.TestSet) -> dict[str, Any]:
     set's change count in ``testset`` (read before anything else, so a run scored while
     this computes is never counted by mistake)."""
     from bleucli.ranking import rank_systems, tied_as_shown
+    from bleucli.results import result_entries
     from bleucli.server.blind import part_shown
-    from bleucli.server.scoring import first_metric_name, metrics_for, result_entries
+    from bleucli.server.scoring import first_metric_name, metrics_for
     from bleucli.significance import seed_from_environment
 
     document: dict[str, Any] = {

@@ -5,17 +5,19 @@ from the same pass (leaderboards and paired tests never score again)."""
 
 from __future__ import annotations
 
-import hashlib
 from typing import TYPE_CHECKING, Any
 
 from bleucli.errors import InputError
+from bleucli.hashing import sha256_hex
+from bleucli.results import result_entries
 
 if TYPE_CHECKING:
     from bleucli.scoring import Scored, ScoringRequest
 
 
 def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    """An upload's digest (receipts and idempotency compare it)."""
+    return sha256_hex(data)
 
 
 def hypothesis_lines(data: bytes, n_lines: int, max_chars: int | None = None) -> list[str]:
@@ -138,23 +140,13 @@ def intervals(
     return {"ci": bands, "step_p": steps, "resampled": kept}
 
 
-def result_entries(result: Any) -> list[dict[str, Any]]:
-    """A stored result's entries (one per metric; the JSON holds one object or a list)."""
-    import json
-
-    if not result:
-        return []
-    parsed = json.loads(result) if isinstance(result, str) else result
-    return parsed if isinstance(parsed, list) else [parsed]
-
-
 def first_metric_name(request: ScoringRequest, result: Any) -> str:
     """The name the test set's first metric (first of its ``-m``: what boards rank by) has
     in a result (``chrF2``, ``CER``): results list metrics by name, not in ``-m`` order."""
-    from bleucli.signature import parse_signature
+    from bleucli.signature import signature_of
 
     key = request.metrics[0].name
     for entry in result_entries(result):
-        if parse_signature(f"{entry['name']}|{entry.get('signature', '')}").metric == key:
+        if signature_of(entry["name"], entry.get("signature", "")).metric == key:
             return str(entry["name"])
     raise InputError(f"the result has no {key} score")

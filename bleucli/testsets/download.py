@@ -17,6 +17,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from bleucli.errors import BleucliError
+from bleucli.hashing import file_digest
 from bleucli.log import logger
 
 ENV_MIRROR = "BLEUCLI_MIRROR"
@@ -137,11 +138,7 @@ def apply_mirror(url: str, mirror: str | None = None) -> str:
 
 
 def md5_of(path: Path) -> str:
-    digest = hashlib.md5()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(CHUNK), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return file_digest(path, "md5")
 
 
 def _local_chunks(url: str) -> tuple[int | None, Iterator[bytes]]:

@@ -15,10 +15,7 @@ import pytest
 from tests.neural_toy import ROOT
 
 
-@pytest.mark.skipif(
-    os.environ.get("BLEUCLI_PUREPYTHON") == "1",
-    reason="installing is engine-independent: run once, in the native pass",
-)
+@pytest.mark.slow  # a pip install into a fresh virtualenv
 def test_the_extra_installs_beside_numpy_2_and_scores(toys, tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from bleucli.batch import sentence_scores
 from tests.conftest import run_cli
@@ -32,6 +33,7 @@ def _rows(document: dict, metric: str) -> dict[str, object]:
     return found
 
 
+@pytest.mark.slow  # three models over 5 systems x 300 segments, twice (~200 CPU-seconds)
 def test_neural_metrics_equal_their_segment_scores_fed_in(checked_toys, metricx, tmp_path) -> None:
     comet = str(checked_toys["regression"].parents[1])
     kiwi = str(checked_toys["referenceless"].parents[1])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -11,6 +10,7 @@ from typing import Any
 from sqlalchemy import insert, select, update
 
 from bleucli.errors import ConfigError
+from bleucli.hashing import sha256_hex
 from bleucli.server import schema as t
 from bleucli.server.db import writing
 
@@ -36,7 +36,7 @@ def day_start(moment: datetime) -> datetime:
 
 
 def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+    return sha256_hex(token)
 
 
 def new_token() -> str:

@@ -1,0 +1,59 @@
+"""The table of subcommands: where each one's click command is and its line in ``bleucli
+--help``. Read by the launcher (which imports a subcommand's module only when it runs) and
+by the scoring command's help; a module of its own so neither imports the other."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Subcommand(NamedTuple):
+    """A subcommand: where its click command is, and its line in ``bleucli --help``."""
+
+    module: str
+    attribute: str
+    usage: str
+    summary: str
+
+
+#: Every subcommand, in the order ``bleucli --help`` lists them. Adding one is a click
+#: command in its module and a line here (the top-level help is generated from this table;
+#: ``python scripts/update_help.py`` stores it). ``bleucli stats`` is the scoring command's
+#: own mode, listed for the help only.
+COMMANDS: dict[str, Subcommand] = {
+    "report": Subcommand("bleucli.cli", "report_command", "report RESULT.json...",
+                         "one table from many results"),
+    "gate": Subcommand("bleucli.cli", "gate_command", "gate CURRENT.json --baseline BASE.json",
+                       "CI regression gate"),
+    "stats": Subcommand("bleucli.cli", "", "stats REFS -i HYP ... > shard.json",
+                        "mergeable statistics"),
+    "merge": Subcommand("bleucli.cli", "merge_command", "merge shard*.json",
+                        "their corpus score"),
+    "analyze": Subcommand("bleucli.cli", "analyze_command",
+                          "analyze REFS -i A B --html report.html", "where systems differ"),
+    "plot": Subcommand("bleucli.cli", "plot_command", "plot scores REFS -i A B -o scores.pdf",
+                       "figures for papers"),
+    "mbr": Subcommand("bleucli.cli", "mbr_command", "mbr -i A B C > chosen.txt",
+                      "MBR: pick per line"),
+    "resegment": Subcommand("bleucli.cli", "resegment_command", "resegment REF -i unsegmented.txt",
+                            "realign lines"),
+    "server": Subcommand("bleucli.cli_server", "server_group",
+                         "server init|add-testset|run ... --db task.db", "evaluation server"),
+    "submit": Subcommand("bleucli.cli_server", "submit_command",
+                         "submit --server URL -t SET -i HYP --wait", "submit; verify receipts"),
+    "verify": Subcommand("bleucli.cli_server", "verify_command", "verify RECEIPT.json REFS -i HYP",
+                         "recompute a receipt"),
+    "meta-eval": Subcommand("bleucli.cli_metaeval", "meta_eval_command",
+                            "meta-eval --mtme DIR -l PAIR", "metrics vs human judgements"),
+    "models": Subcommand("bleucli.cli_models", "models_group", "models list|download|verify|path",
+                         "pinned neural models"),
+}  # fmt: skip
+
+
+def subcommands_help() -> str:
+    """The subcommand lines of ``bleucli --help``, from :data:`COMMANDS`."""
+    width = max(len(entry.usage) for entry in COMMANDS.values())
+    lines = [
+        f"bleucli {entry.usage.ljust(width)}   ({entry.summary})" for entry in COMMANDS.values()
+    ]
+    return "Subcommands: " + "\n             ".join(lines) + "\n"
