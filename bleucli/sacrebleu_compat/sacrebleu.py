@@ -33,11 +33,18 @@ def parse_args(argv: list[str] | None = None):
     """The command line as an ``argparse.Namespace`` of bleucli's option names."""
     from argparse import Namespace
 
-    from bleucli.cli import command, expand_prefixes, expand_variadic, with_plugin_options
+    from bleucli.cli import (
+        command,
+        expand_prefixes,
+        expand_variadic,
+        variadic_flags,
+        with_plugin_options,
+    )
 
     args = list(sys.argv[1:] if argv is None else argv)
     selected = with_plugin_options(command, args)  # a metric plugin's flags, when asked for
-    context = selected.make_context("sacrebleu", expand_variadic(expand_prefixes(args, selected)))
+    expanded = expand_variadic(expand_prefixes(args, selected), variadic_flags(selected))
+    context = selected.make_context("sacrebleu", expanded)
     return Namespace(**context.params)
 
 
