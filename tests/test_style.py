@@ -1,46 +1,10 @@
-"""The code base stays ruff-clean (the house style's linter, installed by the test extra)."""
+"""The code's structure: no import cycles, and a library that never imports the command
+line. (The linter, the formatter and the types are their own step of .ci/run:
+``python3 -m ruff check . && python3 -m ruff format --check . && python3 -m mypy``.)"""
 
 from __future__ import annotations
 
-import importlib.util
-import subprocess
-import sys
-
-import pytest
-
 from tests.conftest import ROOT
-
-
-@pytest.mark.skipif(importlib.util.find_spec("ruff") is None, reason="ruff is not installed")
-def test_ruff_is_clean() -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "--quiet", "."],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-
-
-@pytest.mark.skipif(importlib.util.find_spec("ruff") is None, reason="ruff is not installed")
-def test_one_formatter() -> None:
-    """The tree is formatted by ``ruff format`` (run it after editing)."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "ruff", "format", "--check", "."],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-
-
-@pytest.mark.skipif(importlib.util.find_spec("mypy") is None, reason="mypy is not installed")
-def test_mypy_is_clean() -> None:
-    """The package declares ``Typing :: Typed``: its annotations must check."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True, timeout=600
-    )
-    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
 
 
 def _import_graph() -> dict[str, set[str]]:
