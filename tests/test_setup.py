@@ -67,7 +67,10 @@ def build_wheel(source: Path, out: Path, env: dict[str, str]) -> subprocess.Comp
 def test_readme_opens_with_the_two_commands() -> None:
     first, second = readme_commands()
     assert first.startswith("pip install . && bleucli ")
-    assert second.startswith("pip install -e '.[test]' && python3 -m pytest")
+    assert second.startswith(
+        "pip install -e '.[test]' -c tests/constraints.txt && python3 -m pytest"
+    )
+    assert second.endswith("BLEUCLI_PUREPYTHON=1 python3 -m pytest -q -m engine")
 
 
 def test_ci_runs_the_readme_commands_in_order() -> None:
