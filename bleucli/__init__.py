@@ -26,6 +26,7 @@ _LAZY = {
     "XCOMET": "bleucli.metrics.neural",
     "MetricX24": "bleucli.metrics.neural",
     "MetricX24QE": "bleucli.metrics.neural",
+    "autorank": "bleucli.autoranking.api",
     "Metric": "bleucli.metrics.base",
     "Score": "bleucli.metrics.base",
     "Signature": "bleucli.metrics.base",

@@ -45,6 +45,8 @@ COMMANDS: dict[str, Subcommand] = {
                          "recompute a receipt"),
     "meta-eval": Subcommand("bleucli.cli_metaeval", "meta_eval_command",
                             "meta-eval --mtme DIR -l PAIR", "metrics vs human judgements"),
+    "autorank": Subcommand("bleucli.cli_autorank", "autorank_command",
+                           "autorank --wmt-scores DIR -l PAIR", "WMT's AutoRank"),
     "models": Subcommand("bleucli.cli_models", "models_group", "models list|download|verify|path",
                          "pinned neural models"),
 }  # fmt: skip
