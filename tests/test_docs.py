@@ -115,6 +115,9 @@ def sandbox(folder: Path, page: Path | None = None) -> Path:
         from tests.neural_toy import build_all
 
         build_all(folder / "toy-comet")
+    if page is not None and page.name == "autorank.md":  # WMT25's scores, at their clone path
+        data = Path("tests", "data", "autorank")
+        shutil.copytree(ROOT / data, folder / data)
     for name, source in PLACEHOLDERS.items():
         shutil.copy(EXAMPLES / source, folder / name)
     refs = [(EXAMPLES / n).read_text(encoding="utf-8").splitlines() for n in ("ref.de", "ref2.de")]
