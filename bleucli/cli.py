@@ -625,7 +625,15 @@ def _metrics_of(params: dict[str, Any]) -> list[str]:
     help="Table format (latex and markdown paste into papers).",
 )
 @width_option
-def report_command(results: tuple[str, ...], fmt: str, width: list[Any]) -> None:
+@click.option(
+    "--autorank",
+    type=click.Choice(["wmt25", "wmt24"]),
+    default=None,
+    help="Add WMT's AutoRank over every column (that recipe) and order the rows by it.",
+)
+def report_command(
+    results: tuple[str, ...], fmt: str, width: list[Any], autorank: str | None
+) -> None:
     """One table, systems x (test set, metric), from result files of bleucli or SacreBLEU.
 
     Each file is any JSON that bleucli writes (one result, several metrics, several systems,
@@ -637,7 +645,7 @@ def report_command(results: tuple[str, ...], fmt: str, width: list[Any]) -> None
     from bleucli.commands.report import ReportRequest, build_report
     from bleucli.precision import Precision
 
-    output = build_report(ReportRequest(list(results), fmt, Precision(*_pair(width))))
+    output = build_report(ReportRequest(list(results), fmt, Precision(*_pair(width)), autorank))
     if fmt == "html":
         from bleucli.analysis.page import output_page
 
@@ -1103,6 +1111,12 @@ def _analysis_request(params: dict[str, Any], fmt: str, chosen: str | None = Non
     metavar="FILE",
     help="Also write a self-contained HTML report (figures with bleucli[plot]).",
 )
+@click.option(
+    "--autorank",
+    type=click.Choice(["wmt25", "wmt24"]),
+    default=None,
+    help="Add a table of WMT's AutoRank over the metrics (that recipe).",
+)
 def analyze_command(
     source: str | None,
     source_short: str | None,
@@ -1111,6 +1125,7 @@ def analyze_command(
     example_metric: str | None,
     fmt: str,
     html_path: str | None,
+    autorank: str | None,
     **params: Any,
 ) -> None:
     """Where systems differ: scores by reference/source length, sentence-score bands, word
@@ -1126,7 +1141,7 @@ def analyze_command(
     check_range("--top", top, 1, 10_000)
     source = source if source_short is None else source_short
     options = _analysis_request(params, fmt, example_metric)
-    click.echo(analyze(options, source, train, top, example_metric, html_path))
+    click.echo(analyze(options, source, train, top, example_metric, html_path, autorank))
 
 
 @click.command(name="plot", context_settings={"help_option_names": ["-h", "--help"]})

@@ -9,7 +9,6 @@ process, the three alternating pair by pair, medians of the per-pair ratios.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import subprocess
 import sys

@@ -421,3 +421,59 @@ def test_the_api_validates_its_input() -> None:
 def test_help_lists_autorank() -> None:
     assert "bleucli autorank --wmt-scores DIR -l PAIR" in run_cli(["--help"]).stdout
     assert os.environ.get("BLEUCLI_SEED") is None
+
+
+# -- everywhere numbers are compared ------------------------------------------------------------
+
+
+def test_report_orders_by_autorank_over_its_columns(tmp_path: Path) -> None:
+    files = []
+    for name, path in (("A", HYP), ("B", HYP2), ("C", REF2)):
+        result = run_cli([REF, "-i", path, "-m", "bleu", "chrf", "ter"])
+        target = tmp_path / f"{name}.json"
+        target.write_text(result.stdout, encoding="utf-8")
+        files.append(f"{name}={target}")
+    reported = run_cli(["report", *reversed(files), "--autorank", "wmt25", "-f", "json"])
+    assert reported.exit_code == 0, reported.stderr
+    document = json.loads(reported.stdout)
+    scores = {
+        row["system"]: {s["metric"]: s["score"] for s in row["scores"]}
+        for row in document["systems"]
+    }
+    expected = bleucli.autorank(scores)
+    assert [(r["system"], r["autorank"]) for r in document["systems"]] == [
+        (s.name, s.autorank) for s in expected.systems
+    ]
+    assert document["autorank"].startswith(
+        "AutoRank|recipe:wmt25|metrics:BLEU,chrF2,TER|turned:TER|sys:given"
+    )
+    plain = json.loads(run_cli(["report", *files, "-f", "json"]).stdout)
+    assert "autorank" not in plain and "autorank" not in plain["systems"][0]
+    text = run_cli(["report", *files, "--autorank", "wmt25"]).stdout
+    assert text.splitlines()[1].split("│")[2].strip() == "AutoRank"
+
+
+def test_analyze_adds_an_autorank_table() -> None:
+    args = ["analyze", REF, "-i", HYP, HYP2, REF2, "-m", "bleu", "chrf", "ter", "-f", "json"]
+    plain = json.loads(run_cli(args).stdout)
+    ranked = run_cli([*args, "--autorank", "wmt24"])
+    assert ranked.exit_code == 0, ranked.stderr
+    tables = {t["key"]: t for t in json.loads(ranked.stdout)["tables"]}
+    assert "autorank" in tables and "autorank" not in {t["key"] for t in plain["tables"]}
+    rows = tables["autorank"]["rows"]
+    overview = {row[0]: row[2:5] for row in tables["overview"]["rows"]}
+    expected = bleucli.autorank(
+        {name: dict(zip(("BLEU", "chrF2", "TER"), values)) for name, values in overview.items()},
+        recipe="wmt24",
+    )
+    assert [(r[0], r[1]) for r in rows] == [(s.name, s.autorank) for s in expected.systems]
+
+
+def test_the_docs_show_what_the_command_prints() -> None:
+    page = (ROOT / "docs" / "autorank.md").read_text(encoding="utf-8")
+    shown = page.split("```text\n", 1)[1].split("```", 1)[0].splitlines()
+    result = run_cli(["autorank", "--wmt-scores", str(LOCAL / "automatic_scores"), "-l",
+                      "en-sr_Cyrl_RS", "-f", "markdown"])  # fmt: skip
+    printed = result.stdout.splitlines()
+    for line in shown:
+        assert line in printed, line

@@ -285,6 +285,35 @@ def overview(inputs: Inputs) -> Table:
     )
 
 
+def autorank_table(inputs: Inputs, recipe: str) -> Table:
+    """WMT's AutoRank (``recipe``) over the analysis's metrics, from the systems' corpus
+    scores (error rates turned), rows in its order."""
+    import numpy as np
+
+    from bleucli.autoranking.compute import autorank
+    from bleucli.autoranking.table import Metric, ScoreTable
+
+    table = ScoreTable(list(inputs.names))
+    for key, metric in inputs.metrics.items():
+        scores = [inputs.score(key, k, range(len(lines))) for k, lines in enumerate(inputs.outputs)]
+        table.add_metric(
+            Metric(inputs.display[key], not metric.higher_is_better, "bleucli"),
+            system_scores=np.array(scores),
+        )
+    result = autorank(table, recipe)
+    names = [inputs.display[key] for key in inputs.metrics]
+    rows = [[s.name, s.autorank, *(s.scores[name] for name in names)] for s in result.systems]
+    return Table(
+        "autorank",
+        f"AutoRank ({recipe}): the metrics combined, 1 is the best system",
+        ["System", "AutoRank", *names],
+        rows,
+        [f"AutoRank: {result.signature}", *_signatures(inputs)],
+        digits={"AutoRank": 1},
+        score_columns={k: name for k, name in enumerate(names, start=2)},
+    )
+
+
 def _signatures(inputs: Inputs, keys: Sequence[str] | None = None) -> list[str]:
     keys = list(inputs.metrics) if keys is None else keys
     return [f"{inputs.display[k]}: {inputs.signatures[k]}" for k in keys if k in inputs.signatures]
@@ -482,14 +511,18 @@ def analyze(
     documents: dict[str, list[int]] | None = None,
     origlangs: dict[str, list[int]] | None = None,
     progress: Any = None,
+    autorank: str | None = None,
 ) -> Analysis:
-    """Every analysis, in report order. ``progress(1)`` after each step (a progress bar)."""
+    """Every analysis, in report order. ``progress(1)`` after each step (a progress bar);
+    ``autorank``: a recipe, for an AutoRank table after the overview."""
 
     def step() -> None:
         if progress is not None:
             progress(1)
 
     tables = [overview(inputs)]
+    if autorank:
+        tables.append(autorank_table(inputs, autorank))
     step()
     ref_lengths = [len(inputs.words(line)) for line in inputs.references[0]]
     tables.append(by_buckets(inputs, "ref-length", "Scores by reference length", ref_lengths))

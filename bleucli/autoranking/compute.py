@@ -65,6 +65,9 @@ class AutoRank:
     turned: list[str] = field(default_factory=list)
     n_samples: int = 0
     seed: str = ""
+    #: How system scores were made: ``mean-nonnull`` (means of segment scores), ``given``
+    #: (system scores as the input states them) or ``mixed``.
+    aggregate: str = "mean-nonnull"
     p_values: dict[tuple[str, str], float] = field(default_factory=dict)
     version: str = ""
 
@@ -78,7 +81,7 @@ class AutoRank:
         fields.append("metrics:" + ",".join(m.name for m in self.metrics))
         if self.turned:
             fields.append("turned:" + ",".join(self.turned))
-        fields.append("sys:mean-nonnull")
+        fields.append(f"sys:{self.aggregate}")
         if self.n_samples:
             fields += [f"bs:{self.n_samples}", "unit:doc", f"seed:{self.seed}"]
         fields.append(f"version:{self.version}")
@@ -211,6 +214,10 @@ def autorank(
     )  # fmt: skip
     for position, system in enumerate(result.systems, start=1):
         system.position = position
+    segmented = [table.has_segments(m.name) for m in table.metrics]
+    result.aggregate = (
+        "mean-nonnull" if all(segmented) else "given" if not any(segmented) else "mixed"
+    )
     if n_samples <= 0:
         return result
     resampled = resampled_autoranks(table, method, signs, n_samples, seed, jobs)

@@ -114,10 +114,11 @@ def analyze(
     top: int,
     example_metric: str | None,
     html_path: str | None,
+    autorank: str | None = None,
 ) -> str:
     from bleucli.analysis.render import render
 
-    analysis, inputs = _analysis(options, source, train, top, example_metric)
+    analysis, inputs = _analysis(options, source, train, top, example_metric, autorank)
     if html_path:
         write_html(analysis, inputs, html_path, options.precision, example_metric)
     return render(analysis, options.fmt, options.precision)
@@ -129,6 +130,7 @@ def _analysis(
     train: str | None,
     top: int,
     example_metric: str | None,
+    autorank: str | None = None,
 ) -> tuple[Analysis, Inputs]:
     from bleucli.analysis.compute import analyze as run
     from bleucli.progress import stage
@@ -148,6 +150,7 @@ def _analysis(
             documents,
             origlangs,
             advance,
+            autorank,
         )
     return analysis, inputs
 

@@ -33,6 +33,9 @@ class ReportRequest:
     specs: list[str]
     fmt: str = "text"
     width: int | Precision = 1
+    #: An AutoRank recipe (``wmt25``, ``wmt24``): a column combining every other, rows in
+    #: its order.
+    autorank: str | None = None
 
 
 def _load(spec: str) -> tuple[str, list[ScoreRecord]]:
@@ -109,12 +112,19 @@ def build_report(request: ReportRequest) -> str:
             f"{label[column]} mixes different signatures; those scores are not "
             f"comparable: {' vs '.join(sorted(signatures[column]))}"
         )
+    ranks: dict[str, float] = {}
+    ranked_by = ""
+    if request.autorank:
+        ranks, ranked_by = _autorank(request.autorank, systems, columns, cells, label)
+        systems = sorted(systems, key=lambda s: (ranks[s], s))
     if request.fmt == "json":
         return json.dumps(
             {
+                **({"autorank": ranked_by} if ranks else {}),
                 "systems": [
                     {
                         "system": s,
+                        **({"autorank": ranks[s]} if ranks else {}),
                         "scores": [
                             {"test": t, "metric": m, "score": cells[s, t, m]}
                             for t, m in columns
@@ -131,6 +141,9 @@ def build_report(request: ReportRequest) -> str:
             indent=1,
             ensure_ascii=False,
         )
+    if ranks:
+        return _with_autorank(request, systems, columns, cells, label, ranks, ranked_by, signatures,
+                              mixed_columns)  # fmt: skip
     headers = ["System", *[label[c] for c in columns]]
     # each metric at its own decimals (COMET 4, MetricX 2, BLEU/chrF/TER -w; bleucli.precision)
     digits = {(t, m): decimals(request.width, m) for t, m in columns}
@@ -154,4 +167,69 @@ def build_report(request: ReportRequest) -> str:
         if mixed_columns
         else []
     )
+    return rendered + "\n" + signature_list(items, request.fmt, remarks)
+
+
+def _autorank(
+    recipe: str,
+    systems: list[str],
+    columns: list[tuple[str, str]],
+    cells: dict[tuple[str, str, str], float],
+    label: dict[tuple[str, str], str],
+) -> tuple[dict[str, float], str]:
+    """Each system's AutoRank over every column (error rates turned: TER, MetricX...), and
+    the AutoRank signature."""
+    import numpy as np
+
+    from bleucli.autoranking.compute import autorank
+    from bleucli.autoranking.table import Metric, ScoreTable, lower_is_better_by_name
+
+    for system in systems:
+        for test, metric in columns:
+            if (system, test, metric) not in cells:
+                raise InputError(
+                    f"--autorank combines every column: {system} has no {label[test, metric]} "
+                    f"result"
+                )
+    table = ScoreTable(list(systems))
+    for column in columns:
+        table.add_metric(
+            Metric(label[column], lower_is_better_by_name(column[1]), "result"),
+            system_scores=np.array([cells[s, column[0], column[1]] for s in systems]),
+        )
+    result = autorank(table, recipe)
+    return {s.name: s.autorank for s in result.systems}, result.signature
+
+
+def _with_autorank(
+    request: ReportRequest,
+    systems: list[str],
+    columns: list[tuple[str, str]],
+    cells: dict[tuple[str, str, str], float],
+    label: dict[tuple[str, str], str],
+    ranks: dict[str, float],
+    ranked_by: str,
+    signatures: dict[tuple[str, str], set[str]],
+    mixed_columns: list[tuple[str, str]],
+) -> str:
+    """The table with AutoRank first (one decimal, as WMT prints it), rows in its order."""
+    from bleucli.formats import signature_list, table
+
+    digits = {(t, m): decimals(request.width, m) for t, m in columns}
+    headers = ["System", "AutoRank", *[label[c] for c in columns]]
+    rows = [
+        [s, shown(ranks[s], 1), *(shown(cells[s, t, m], digits[t, m]) for t, m in columns)]
+        for s in systems
+    ]
+    rendered = table(rows, headers, request.fmt, ["text", *(["number"] * (len(columns) + 1))],
+                     colalign=("left",))  # fmt: skip
+    items = [f"AutoRank: {ranked_by}"]
+    items += [
+        f"{label[column]}: {sig}" for column, sigs in signatures.items() for sig in sorted(sigs)
+    ]
+    remarks = ["AutoRank: 1 is the best system; the rows are in its order."]
+    if mixed_columns:
+        remarks.append(
+            f"Not comparable: {', '.join(label[c] for c in mixed_columns)} mix different signatures."
+        )
     return rendered + "\n" + signature_list(items, request.fmt, remarks)
