@@ -57,6 +57,9 @@ def _settings_options(function: Any) -> Any:
                      help="Most tokens neural metrics read from one run (default: 128 a line)."),
         click.option("--limit-scoring-seconds-per-day", type=click.IntRange(1), default=None,
                      help="Worker time a team's runs may take a day (default 1800)."),
+        click.option("--rank-by", type=click.Choice(["first-metric", "autorank", "autorank-wmt24"]),
+                     default=None, help="What the leaderboard ranks by: the first metric "
+                     "(default), or WMT's AutoRank over the metrics (WMT25's or WMT24's recipe)."),
     ]  # fmt: skip
     for option in reversed(options):
         function = option(function)
@@ -80,6 +83,7 @@ def _settings(params: dict[str, Any]) -> dict[str, Any]:
         "max_scoring_seconds": params["max_scoring_seconds"],
         "max_neural_tokens": params["max_neural_tokens"],
         "limit_scoring_seconds_per_day": params["limit_scoring_seconds_per_day"],
+        "rank_by": params["rank_by"],
     }
 
 

@@ -123,7 +123,56 @@ def compute(engine: Any, testset: store.TestSet) -> dict[str, Any]:
             entry["public_scores"] = _shown(public, precision)
         table.append(entry)
     document["rows"] = table
+    if testset.rank_by in AUTORANK_RECIPES:
+        by_autorank(document, AUTORANK_RECIPES[testset.rank_by])
     return document
+
+
+#: ``--rank-by`` -> the AutoRank recipe.
+AUTORANK_RECIPES = {"autorank": "wmt25", "autorank-wmt24": "wmt24"}
+
+
+def by_autorank(document: dict[str, Any], recipe: str) -> None:
+    """Rank the board's rows by WMT's AutoRank over the set's metrics, computed from the
+    scores the board shows (so anyone can recompute it from the page, and a blind set
+    ranks by nothing finer than it shows); AutoRank is shown to one decimal, as WMT prints
+    it, and equal shown values are a tie (one rank, listed by team name). AutoRank has no
+    bootstrap here: the rank range is the rank, and there are no clusters."""
+    import numpy as np
+
+    from bleucli.autoranking.compute import autorank
+    from bleucli.autoranking.table import Metric, ScoreTable, lower_is_better_by_name
+    from bleucli.display import rounded
+
+    rows = document["rows"]
+    if not rows:
+        return
+    names = list(rows[0]["scores"])
+    if len(rows) == 1:
+        values = {rows[0]["submission"]: 1.0}
+        signature = ""
+    else:
+        table = ScoreTable([str(row["submission"]) for row in rows])
+        for name in names:
+            table.add_metric(
+                Metric(name, lower_is_better_by_name(name), "board"),
+                system_scores=np.array([row["scores"][name] for row in rows], dtype=np.float64),
+            )
+        result = autorank(table, recipe)
+        values = {int(s.name): s.autorank for s in result.systems}
+        signature = result.signature
+    for row in rows:
+        row["autorank"] = rounded(values[row["submission"]], 1)
+    rows.sort(key=lambda row: (row["autorank"], row["team"], row["submission"]))
+    rank = 0
+    for position, row in enumerate(rows, start=1):
+        if position == 1 or row["autorank"] != rows[position - 2]["autorank"]:
+            rank = position
+        row["rank"], row["rank_range"], row["cluster"] = rank, str(rank), ""
+        row["ci"] = {}
+    document["ranked_by"] = "AutoRank"
+    document["autorank"] = {"recipe": recipe, "metrics": names, "signature": signature}
+    document["decimals"] = {"AutoRank": 1, **document.get("decimals", {})}
 
 
 def _previous_while_rescoring(

@@ -76,6 +76,9 @@ testsets = Table(
     Column("max_scoring_seconds", Integer, nullable=True),  # None: DEFAULT_SCORING_SECONDS
     Column("max_neural_tokens", Integer, nullable=True),  # None: 128 per line on average
     Column("limit_scoring_seconds_per_day", Integer, nullable=True),  # None: the default
+    # 0006: what the leaderboard ranks by: None, its first metric; "autorank" (WMT25's
+    # recipe) or "autorank-wmt24": AutoRank over its metrics
+    Column("rank_by", String(32), nullable=True),
 )
 
 #: What a test set scores against: references and options as of one add-testset run.

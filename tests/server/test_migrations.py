@@ -94,7 +94,7 @@ def test_a_0003_database_upgrades_and_serves_the_same_results(
         )
         assert "request" not in columns
         connection.execute(text("UPDATE testset_versions SET args = :a"), {"a": json.dumps(args)})
-    assert migrate(engine) == "0005"
+    assert migrate(engine) == "0006"
     testset = store.testset(engine, "news")
     assert testset is not None and testset.version_id is not None
     version = store.version(engine, testset.version_id)

@@ -48,6 +48,7 @@ class TestSet:
     max_scoring_seconds: int | None = None
     max_neural_tokens: int | None = None
     limit_scoring_seconds_per_day: int | None = None
+    rank_by: str | None = None
 
     __test__ = False  # not a pytest class
 
@@ -116,6 +117,7 @@ class TestSet:
                 "max_neural_tokens": self.max_neural_tokens,
                 "scoring_seconds_per_day": self.scoring_seconds_per_day,
             },
+            "rank_by": self.rank_by or "first-metric",
         }
 
 
@@ -126,6 +128,7 @@ def testset_from(row: Any) -> TestSet:
         row.version_id, row.owner_team_id, bool(row.public_badge), row.max_line_chars,
         int(row.max_resamples if row.max_resamples is not None else 1000), int(row.changes or 0),
         row.max_scoring_seconds, row.max_neural_tokens, row.limit_scoring_seconds_per_day,
+        getattr(row, "rank_by", None),
     )  # fmt: skip
 
 

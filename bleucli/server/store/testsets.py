@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 EDITABLE = (
     "visibility", "opens_at", "closes_at", "limit_per_day", "limit_total",
     "limit_failures_per_day", "owner_team_id", "public_badge", "max_line_chars", "max_resamples",
-    "max_scoring_seconds", "max_neural_tokens", "limit_scoring_seconds_per_day",
+    "max_scoring_seconds", "max_neural_tokens", "limit_scoring_seconds_per_day", "rank_by",
 )  # fmt: skip
 DEFAULTS = {
     "visibility": "blind",
