@@ -115,7 +115,7 @@ HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
     "-f",
     "--format",
     "fmt",
-    type=click.Choice(["text", "json", "markdown", "latex", "tsv"]),
+    type=click.Choice(["text", "json", "markdown", "latex", "tsv", "html"]),
     default="text",
     show_default=True,
     help="Output format.",

@@ -322,7 +322,7 @@ def test_both_engines_give_the_same_table() -> None:
 # -- formats ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("fmt", ["text", "markdown", "latex", "tsv"])
+@pytest.mark.parametrize("fmt", ["text", "markdown", "latex", "tsv", "html"])
 def test_tables_carry_the_signatures_in_their_format(fmt: str) -> None:
     result = run_cli(["autorank", "--wmt-scores", str(LOCAL / "automatic_scores"), "-l",
                       "en-sr_Cyrl_RS", "-ci", "-cin", "200", "-f", fmt])  # fmt: skip
@@ -336,6 +336,8 @@ def test_tables_carry_the_signatures_in_their_format(fmt: str) -> None:
         assert "\\begin{tabular}" in out and "\\texttt{AutoRank|\\allowbreak{}recipe:wmt25" in out
     if fmt == "markdown":
         assert "| System" in out and "`AutoRank|recipe:wmt25" in out
+    if fmt == "html":
+        assert out.startswith("<!DOCTYPE html>") and "<table>" in out and "<h2>AutoRank" in out
 
 
 # -- refusals ---------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 ``report``'s ``-f html``, ``analyze --html``): inline CSS, no script, no network access when
 opened, readable from 800 to 1600 px. Tables scroll inside their own box when a page is too
 narrow for them, so the page itself never scrolls sideways, and a header breaks only
-between words."""
+between words; a row's name (its first cell) breaks inside a word only where nothing else
+fits, so a narrow page scrolls the table instead of cutting ``CommandA`` in two."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ th, td { border: 1px solid #bbb; padding: 0.25em 0.6em; text-align: right;
 th { background: #e8eef7; overflow-wrap: normal; word-break: normal; hyphens: manual;
      min-width: 3em; }
 td { overflow-wrap: anywhere; }
+td:first-child { overflow-wrap: break-word; }
 th span.w { white-space: nowrap; }
 td.text, th.text, td:first-child, th:first-child { text-align: left; }
 p, li { overflow-wrap: anywhere; }

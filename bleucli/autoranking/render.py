@@ -76,7 +76,7 @@ def _title(result: AutoRank) -> str:
 def render(
     result: AutoRank, fmt: str, width: int = 1, per_metric: Mapping[str, int] | None = None
 ) -> str:
-    """``result`` in ``fmt`` (json, text, markdown, latex, tsv)."""
+    """``result`` in ``fmt`` (json, text, markdown, latex, tsv, html: a page)."""
     from bleucli.display import shown
     from bleucli.formats import rank_range, signature_list, table
 
@@ -85,13 +85,14 @@ def render(
     per_metric = dict(per_metric or {})
     places = decimals("AutoRank", width, per_metric)
     moved = any(s.before is not None for s in result.systems)
-    headers = []
-    kinds = []
+    # the system first, as WMT's tables have it
+    headers = ["System"]
+    kinds = ["text"]
     if result.n_samples:
         headers += ["Cluster", "Rank range"]
         kinds += ["number", "number"]
-    headers += ["System", "AutoRank"]
-    kinds += ["text", "number"]
+    headers += ["AutoRank"]
+    kinds += ["number"]
     for metric in result.metrics:
         arrow = "↓" if metric.lower_is_better else "↑"
         headers.append(f"{metric.name} {arrow}" if fmt != "latex" else metric.name)
@@ -101,10 +102,10 @@ def render(
         kinds.append("number")
     rows = []
     for s in result.systems:
-        row = []
+        row = [s.name + (" (added)" if s.added else "")]
         if result.n_samples:
             row += [str(s.cluster), rank_range(s.rank_low, s.rank_high, fmt)]
-        row += [s.name + (" (added)" if s.added else ""), shown(s.autorank, places)]
+        row += [shown(s.autorank, places)]
         row += [
             shown(s.scores[m.name], decimals(m.name, width, per_metric)) for m in result.metrics
         ]
@@ -135,10 +136,18 @@ def render(
         )
     signatures = [f"AutoRank: {result.signature}"]
     signatures += [f"{m.name}: {m.signature}" for m in result.metrics if m.signature]
+    import html
+
     heading = {
         "text": f"{title}\n",
         "markdown": f"**{title}**\n\n",
         "latex": f"% {title}\n",
         "tsv": f"# {title}\n",
+        "html": f"<h2>{html.escape(title)}</h2>\n",
     }.get(fmt, "")
-    return heading + rendered + "\n" + signature_list(signatures, fmt, remarks)
+    output = heading + rendered + "\n" + signature_list(signatures, fmt, remarks)
+    if fmt == "html":
+        from bleucli.analysis.page import output_page
+
+        return output_page("bleucli autorank", output)
+    return output
