@@ -12,6 +12,7 @@ import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, cast
 
 from bleucli.errors import InputError, UsageError
@@ -25,38 +26,17 @@ VERSION_FIELD = f"bleucli-{__version__}"
 Number = int | float
 
 
+@dataclass(slots=True)
 class Stats:
     """Summed sufficient statistics of some sentences under one metric configuration.
 
     ``config`` is the metric's signature without volatile fields; adding statistics
     computed under different configurations is refused, because the sum would be meaningless.
-    (A plain class with a dataclass's ``__init__``/``__eq__``/``__repr__``: importing
-    ``dataclasses`` costs the first score of a process several milliseconds.)
     """
 
-    __slots__ = ("config", "values", "n_sentences")
-
-    def __init__(self, config: str, values: list[Number], n_sentences: int = 1) -> None:
-        self.config = config
-        self.values = values
-        self.n_sentences = n_sentences
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.config, self.values, self.n_sentences) == (
-            other.config,
-            other.values,
-            other.n_sentences,
-        )
-
-    __hash__ = None  # type: ignore[assignment] # mutable, as a dataclass
-
-    def __repr__(self) -> str:
-        return (
-            f"Stats(config={self.config!r}, values={self.values!r}, "
-            f"n_sentences={self.n_sentences!r})"
-        )
+    config: str
+    values: list[Number]
+    n_sentences: int = 1
 
     def __add__(self, other: Stats) -> Stats:
         if not isinstance(other, Stats):

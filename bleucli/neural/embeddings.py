@@ -118,7 +118,7 @@ class EmbeddingStore:
         self.memory: dict[bytes, Any] = {}
         self.path: Path | None = None
         if os.environ.get("BLEUCLI_NEURAL_CACHE", "1") not in ("0", "no", "off", "false"):
-            from bleucli.testsets.store import cache_root
+            from bleucli.cache import cache_root
 
             self.path = cache_root() / "neural" / f"{identity}.sqlite"
         try:

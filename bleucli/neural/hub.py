@@ -32,7 +32,7 @@ def sha256(path: Path) -> str:
 
 
 def lock_file() -> Path:
-    from bleucli.testsets.store import cache_root
+    from bleucli.cache import cache_root
 
     return cache_root() / "models.lock.json"
 

@@ -70,7 +70,7 @@ def file_hash(path: Path) -> str:
 
 
 def _hash_memo() -> Path:
-    from bleucli.testsets.store import cache_root
+    from bleucli.cache import cache_root
 
     return cache_root() / "neural" / "hashes.json"
 

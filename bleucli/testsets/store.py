@@ -19,6 +19,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from bleucli.cache import ENV_CACHE, cache_root  # re-exported: callers of the test-set cache
 from bleucli.errors import BleucliError
 from bleucli.io import atomic_replace, copy_atomic
 from bleucli.log import logger
@@ -32,27 +33,11 @@ from bleucli.testsets.download import (
 from bleucli.testsets.extract import extract, is_archive
 from bleucli.testsets.registry import TestSet
 
-ENV_CACHE = "BLEUCLI_CACHE"
 LOCK_TIMEOUT = 1800.0
 
 
 class CacheError(BleucliError):
     """The cache cannot be used (not writable, corrupt beyond repair, lock timeout)."""
-
-
-def cache_root() -> Path:
-    """``BLEUCLI_CACHE``; else a ``bleucli`` folder inside SacreBLEU's ``SACREBLEU`` folder
-    when that is set (beside SacreBLEU's own files, never mixed with them); else the
-    platform's user cache folder."""
-    configured = os.environ.get(ENV_CACHE)
-    if configured:
-        return Path(configured).expanduser()
-    sacrebleu_home = os.environ.get("SACREBLEU")
-    if sacrebleu_home:
-        return Path(sacrebleu_home).expanduser() / "bleucli"
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("bleucli", appauthor=False))
 
 
 def set_dir(testset: TestSet) -> Path:
