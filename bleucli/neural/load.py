@@ -1,5 +1,7 @@
-"""From a model name or folder to a ready model: resolve (registry or local checkpoint),
-hash, load once per process, and the identity a signature states (``NAME@HASH``)."""
+"""From a model name or folder to a ready model of any family (COMET's checkpoints,
+MetricX's transformers folders): resolve (registry or local folder), hash, load once per
+process through :mod:`bleucli.neural.families`, and the identity a signature states
+(``NAME@HASH``)."""
 
 from __future__ import annotations
 
@@ -182,7 +184,8 @@ def encoder_folder(hparams: dict[str, Any], model_folder: Path | None = None) ->
 
 def load(spec: str, device: str = "cpu", precision: str = "fp32") -> Loaded:
     """The model ``spec`` names on ``device`` in ``precision``, loaded once per process."""
-    from bleucli.neural import checkpoint, models
+    from bleucli.neural import checkpoint
+    from bleucli.neural.families import family
 
     label, file, digest, trusted = _resolve_while_importing(spec)
     key = (digest, device, precision)
@@ -190,16 +193,16 @@ def load(spec: str, device: str = "cpu", precision: str = "fp32") -> Loaded:
         where = runtime.device(device)
         dtype = runtime.dtype(precision, where)
         runtime.deterministic(where)
+        # a COMET checkpoint names its family; weights in transformers' layout are MetricX's
         if file.suffix == ".ckpt":
             stored = checkpoint.load(file, trusted=trusted)
-            encoder = encoder_folder(stored.hparams, stored.folder)
-            model: Any = models.build(stored, encoder, where, dtype)
             model_class = stored.class_identifier
+            encoder = encoder_folder(stored.hparams, stored.folder)
+            model: Any = family(model_class)(stored, encoder, where, dtype)
         else:
-            from bleucli.neural.metricx import MetricXModel
-
-            model = MetricXModel(file.parent, tokenizer_folder(spec, file.parent), where, dtype)
             model_class = "metricx24"
+            folder = tokenizer_folder(spec, file.parent)
+            model = family(model_class)(file.parent, folder, where, dtype)
         model.cache_identity = f"{digest[:32]}-{precision}-{where.type}"
         _LOADED[key] = Loaded(label, digest, model_class, model)
     loaded = _LOADED[key]

@@ -19,7 +19,7 @@ from typing import Any
 
 from bleucli.errors import InputError
 from bleucli.neural import runtime
-from bleucli.neural.models import NeuralModel, Prediction
+from bleucli.neural.model import NeuralModel, Prediction
 
 MAX_TOKENS = 1536
 SCORE_TOKEN = 250089

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from bleucli.errors import ConfigError, UsageError
+from bleucli.neural.families import REGISTRY_CLASSES
 
 ENV_MODELS = "BLEUCLI_MODELS"
-CLASSES = ("regression_metric", "referenceless_regression_metric", "unified_metric",
-           "xcomet_metric", "metricx24", "encoder")  # fmt: skip
+CLASSES = REGISTRY_CLASSES
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 

@@ -24,10 +24,11 @@ def columns(kind: str = "regression") -> dict[str, list[str]]:
 
 def fresh_model(toys, kind: str = "regression"):
     """A model loaded anew (the process-wide model cache bypassed)."""
-    from bleucli.neural import checkpoint, load, models
+    from bleucli.neural import checkpoint, load
+    from bleucli.neural.families import family
 
     stored = checkpoint.load(toys[kind])
-    model = models.build(
+    model = family(stored.class_identifier)(
         stored,
         load.encoder_folder(stored.hparams, stored.folder),
         torch.device("cpu"),
@@ -150,12 +151,12 @@ def test_a_large_set_streams_in_bounded_memory(toys, monkeypatch) -> None:
     """Segments go through the model a chunk at a time and the in-memory store keeps a
     bounded number of embeddings (the disk keeps the rest): the scores are the same bits
     as in one pass, and what stays in memory does not grow with the set."""
-    from bleucli.neural import embeddings, models
+    from bleucli.neural import comet, embeddings
 
     monkeypatch.setenv("BLEUCLI_NEURAL_CACHE", "0")  # every sentence encoded, in chunks
     samples = _distinct(1500)
     whole = fresh_model(toys).predict(samples, batch_size=16).scores
-    monkeypatch.setattr(models, "SEGMENT_CHUNK", 256)
+    monkeypatch.setattr(comet, "SEGMENT_CHUNK", 256)  # the sentence-embedding family's chunks
     monkeypatch.setattr(embeddings, "MEMORY_ENTRIES", 400)
     streamed = fresh_model(toys)
     peak = _memory_sizes(streamed, monkeypatch)
