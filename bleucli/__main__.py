@@ -1,6 +1,6 @@
 """``python -m bleucli`` runs the command-line tool."""
 
-from bleucli.launch import main
+from bleucli.cli.launch import main
 
 if __name__ == "__main__":
     main()

@@ -1,4 +1,4 @@
-"""Regenerate what is generated from the commands: ``bleucli/_help.py`` (click's rendering
+"""Regenerate what is generated from the commands: ``bleucli/cli/_help.py`` (click's rendering
 of ``bleucli --help`` at the widths the start-up fast path serves, see ``bleucli/launch.py``)
 and ``docs/cli-reference.md`` (every command's and subcommand's help). Run after changing
 an option or a command; a test fails while either is out of date:
@@ -17,7 +17,7 @@ WIDTHS = (78, 98)
 def render(width: int) -> str:
     import click
 
-    from bleucli.cli import command
+    from bleucli.cli.main import command
 
     settings = {**command.context_settings, "terminal_width": width}
     with click.Context(command, info_name="bleucli", **settings) as ctx:
@@ -57,8 +57,8 @@ def reference_text() -> str:
     """docs/cli-reference.md: the help of every command, in ``bleucli --help``'s order."""
     from importlib import import_module
 
-    from bleucli.cli import command
-    from bleucli.subcommands import COMMANDS
+    from bleucli.cli.main import command
+    from bleucli.cli.subcommands import COMMANDS
 
     parts = [
         "# Command-line reference",
@@ -82,7 +82,7 @@ def reference_text() -> str:
 
 def main() -> None:
     root = Path(__file__).resolve().parent.parent
-    target = root / "bleucli" / "_help.py"
+    target = root / "bleucli" / "cli" / "_help.py"
     target.write_text(module_text(), encoding="utf-8")
     print(f"wrote {target}")
     reference = root / "docs" / "cli-reference.md"

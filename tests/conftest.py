@@ -154,7 +154,7 @@ class CliResult:
 def run_cli(args: list[str], input: str | bytes | None = None) -> CliResult:
     """Run ``bleucli`` in-process through click's CliRunner (isolated std streams), as the
     launcher dispatches it (subcommands to their modules)."""
-    from bleucli.launch import dispatch
+    from bleucli.cli.launch import dispatch
 
     runner = CliRunner()
     with runner.isolation(input=input) as (out, err, _):

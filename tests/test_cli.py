@@ -10,8 +10,8 @@ import pytest
 import sacrebleu
 
 import bleucli
-from bleucli.cli import command as main_command
-from bleucli.cli import expand_variadic, variadic_flags
+from bleucli.cli.main import command as main_command
+from bleucli.cli.main import expand_variadic, variadic_flags
 from tests.conftest import EXAMPLES, run_cli, run_subprocess
 
 REF, REF2, HYP = str(EXAMPLES / "ref.de"), str(EXAMPLES / "ref2.de"), str(EXAMPLES / "hyp.de")
@@ -248,8 +248,8 @@ def test_expand_variadic() -> None:
 def test_each_command_declares_its_own_variadic_flags() -> None:
     """``-i`` takes several files in the scoring command, analyze and meta-eval, one in
     the gate (whose references follow it): each command's options say so."""
-    from bleucli.cli import gate_command
-    from bleucli.cli_metaeval import meta_eval_command
+    from bleucli.cli.main import gate_command
+    from bleucli.cli.metaeval import meta_eval_command
 
     assert "-i" not in variadic_flags(gate_command)
     assert {"-i", "-m", "--stat"} <= variadic_flags(meta_eval_command)
@@ -395,7 +395,7 @@ def _update_help_script():
 def test_stored_help_is_current() -> None:
     """The start-up fast path prints stored help: it must be click's current rendering
     (run scripts/update_help.py after changing options)."""
-    from bleucli._help import HELP
+    from bleucli.cli._help import HELP
 
     script = _update_help_script()
     assert sorted(HELP) == sorted(script.WIDTHS)
@@ -422,7 +422,7 @@ def test_help_fast_path_prints_what_click_prints(columns: str) -> None:
 
 
 def test_fast_answer_only_for_help_and_version(monkeypatch) -> None:
-    from bleucli.launch import fast_answer
+    from bleucli.cli.launch import fast_answer
     from bleucli.native import ENGINE
 
     assert fast_answer(["--version"]) == f"bleucli {bleucli.__version__} ({ENGINE} engine)\n"

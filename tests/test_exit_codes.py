@@ -91,7 +91,7 @@ DATA = [
 def _run(args: list[str]):
     from click.testing import CliRunner
 
-    from bleucli.launch import main
+    from bleucli.cli.launch import main
 
     runner = CliRunner()
     with runner.isolation() as (out, err, _):

@@ -453,7 +453,7 @@ def test_the_python_api_validates_its_arguments() -> None:
 def test_resegmentation_needs_no_optional_package() -> None:
     code = (
         "import sys; sys.modules['mweralign'] = None\n"
-        "from bleucli.launch import main\n"
+        "from bleucli.cli.launch import main\n"
         f"main(['resegment', {REF!r}, '-i', {UNSEGMENTED!r}])\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -32,8 +32,8 @@ NOT_FOR_A_PLAIN_SCORE = (
     "bleucli.significance",
     "bleucli.analysis",
     "bleucli.sacrebleu_compat",
-    "bleucli.cli_server",
-    "bleucli.cli_metaeval",
+    "bleucli.cli.server",
+    "bleucli.cli.metaeval",
     "bleucli.server",
     "importlib.metadata",  # metric plugins are looked up only when a run names one
     "requests",
@@ -52,7 +52,7 @@ NOT_FOR_A_PLAIN_SCORE = (
 #: What --help and --version never need.
 NOT_FOR_HELP = (
     "click",
-    "bleucli.cli",
+    "bleucli.cli.main",
     "bleucli.metrics",
     "bleucli.metrics.base",
     "bleucli.commands",

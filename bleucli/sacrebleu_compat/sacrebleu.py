@@ -33,7 +33,7 @@ def parse_args(argv: list[str] | None = None):
     """The command line as an ``argparse.Namespace`` of bleucli's option names."""
     from argparse import Namespace
 
-    from bleucli.cli import (
+    from bleucli.cli.main import (
         command,
         expand_prefixes,
         expand_variadic,
@@ -50,7 +50,7 @@ def parse_args(argv: list[str] | None = None):
 
 def main(argv: list[str] | None = None) -> None:
     """Run the command (exits, as SacreBLEU's ``main`` does)."""
-    from bleucli.cli import main as bleucli_main
+    from bleucli.cli.main import main as bleucli_main
 
     bleucli_main(list(sys.argv[1:] if argv is None else argv))
 

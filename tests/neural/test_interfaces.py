@@ -102,7 +102,7 @@ def test_errors_are_one_line_with_what_to_do(checked_toys) -> None:
 def test_without_torch_the_message_names_the_extra(toys) -> None:
     program = (
         "import sys; sys.modules['torch'] = None\n"
-        "from bleucli.launch import main\n"
+        "from bleucli.cli.launch import main\n"
         f"main([{REF!r}, '-i', {HYP!r}, '--source', {SRC!r}, '-m', 'comet', '--comet-model', "
         f"{folder(toys, 'regression')!r}])"
     )

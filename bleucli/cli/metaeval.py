@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from bleucli.cli import (
+from bleucli.cli.main import (
     Variadic,
     configure_logging,
     deprecated,

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from bleucli.cli import (
+from bleucli.cli.main import (
     NEURAL_METRICS,
     Variadic,
     configure_logging,

@@ -14,10 +14,10 @@ from typing import Any
 
 import click
 
+from bleucli.cli.subcommands import subcommands_help
 from bleucli.display import WIDTH_RANGE, check_width
 from bleucli.errors import BleucliError, ConfigError, InputError
 from bleucli.native import ENGINE
-from bleucli.subcommands import subcommands_help
 from bleucli.version import __version__
 
 #: The neural metrics (``analyze``, ``plot`` and ``gate`` take their declared options).
@@ -1287,7 +1287,7 @@ def single_threaded_blas() -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """The scoring command (and ``bleucli stats``): library errors as one-line messages and
-    exit codes. Subcommands are dispatched by :mod:`bleucli.launch`."""
+    exit codes. Subcommands are dispatched by :mod:`bleucli.cli.launch`."""
     args = list(sys.argv[1:] if argv is None else argv)
     single_threaded_blas()
     if args and args[0] == "stats":
@@ -1300,7 +1300,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 def run_command(selected: click.Command, args: list[str], prog: str, plugins: bool = False) -> None:
     """Run a click command as the tool runs every command: library errors as one line and
-    their exit code, interrupts, a closed pipe (``bleucli.cli_server`` runs its commands
+    their exit code, interrupts, a closed pipe (``bleucli.cli.server`` runs its commands
     through this too)."""
     try:
         if plugins:  # the metric plugins' options, when the arguments ask for one

@@ -3,7 +3,7 @@
 subcommand's module is imported only when it runs (the scoring command never imports the
 server's); everything else is the scoring command, :func:`bleucli.cli.main`.
 
-The help text is click's own rendering, stored in :mod:`bleucli._help` for the two widths
+The help text is click's own rendering, stored in :mod:`bleucli.cli._help` for the two widths
 click picks in practice (80-column terminals and pipes; terminals of 100 columns or more).
 ``scripts/update_help.py`` regenerates it and a test fails when it is out of date.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from bleucli.subcommands import COMMANDS
+from bleucli.cli.subcommands import COMMANDS
 
 
 def terminal_columns() -> int:
@@ -44,7 +44,7 @@ def fast_answer(args: Sequence[str]) -> str | None:
 
         return f"bleucli {__version__} ({ENGINE} engine)\n"
     if args[0] in ("-h", "--help"):
-        from bleucli._help import HELP
+        from bleucli.cli._help import HELP
 
         width = max(min(terminal_columns(), 100) - 2, 50)  # as click does
         return HELP.get(width)
@@ -56,14 +56,14 @@ def dispatch(args: list[str]) -> None:
     if args and args[0] in COMMANDS and COMMANDS[args[0]].attribute:
         from importlib import import_module
 
-        from bleucli.cli import run_command, single_threaded_blas
+        from bleucli.cli.main import run_command, single_threaded_blas
 
         entry = COMMANDS[args[0]]
         single_threaded_blas()
         selected = getattr(import_module(entry.module), entry.attribute)
         run_command(selected, args[1:], f"bleucli {args[0]}")
         return
-    from bleucli.cli import main as scoring_main
+    from bleucli.cli.main import main as scoring_main
 
     scoring_main(args)
 
