@@ -11,7 +11,7 @@ import sacrebleu
 
 import bleucli
 from bleucli.cli.main import command as main_command
-from bleucli.cli.main import expand_variadic, variadic_flags
+from bleucli.cli.options import expand_variadic, variadic_flags
 from tests.conftest import EXAMPLES, run_cli, run_subprocess
 
 REF, REF2, HYP = str(EXAMPLES / "ref.de"), str(EXAMPLES / "ref2.de"), str(EXAMPLES / "hyp.de")
@@ -248,7 +248,7 @@ def test_expand_variadic() -> None:
 def test_each_command_declares_its_own_variadic_flags() -> None:
     """``-i`` takes several files in the scoring command, analyze and meta-eval, one in
     the gate (whose references follow it): each command's options say so."""
-    from bleucli.cli.main import gate_command
+    from bleucli.cli.gate import gate_command
     from bleucli.cli.metaeval import meta_eval_command
 
     assert "-i" not in variadic_flags(gate_command)

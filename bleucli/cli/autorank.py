@@ -7,15 +7,15 @@ from typing import Any
 
 import click
 
-from bleucli.cli.main import (
+from bleucli.cli.options import (
     NEURAL_METRICS,
     Variadic,
-    configure_logging,
     metric_options,
     metric_values,
     precision_from,
     width_option,
 )
+from bleucli.cli.run import configure_logging
 
 HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 

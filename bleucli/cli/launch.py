@@ -56,7 +56,7 @@ def dispatch(args: list[str]) -> None:
     if args and args[0] in COMMANDS and COMMANDS[args[0]].attribute:
         from importlib import import_module
 
-        from bleucli.cli.main import run_command, single_threaded_blas
+        from bleucli.cli.run import run_command, single_threaded_blas
 
         entry = COMMANDS[args[0]]
         single_threaded_blas()

@@ -7,13 +7,8 @@ from typing import Any
 
 import click
 
-from bleucli.cli.main import (
-    Variadic,
-    configure_logging,
-    deprecated,
-    metric_options,
-    metric_values,
-)
+from bleucli.cli.options import Variadic, deprecated, metric_options, metric_values
+from bleucli.cli.run import configure_logging
 
 HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 

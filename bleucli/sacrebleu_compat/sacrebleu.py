@@ -33,8 +33,8 @@ def parse_args(argv: list[str] | None = None):
     """The command line as an ``argparse.Namespace`` of bleucli's option names."""
     from argparse import Namespace
 
-    from bleucli.cli.main import (
-        command,
+    from bleucli.cli.main import command
+    from bleucli.cli.options import (
         expand_prefixes,
         expand_variadic,
         variadic_flags,
