@@ -336,11 +336,18 @@ def score(
     references: list[list[str]],
     system: str = "",
     metrics: dict[str, Metric] | None = None,
+    *,
+    n_bootstrap: int = 1,
+    signature_fields: dict[str, str | None] | None = None,
+    keep_stats: bool = True,
+    progress: Any = None,
 ) -> Scored:
     """Score ``hypotheses`` against ``references`` (one list of lines per reference) in one
     pass: the corpus scores are the summed sentence statistics' (``metrics``: objects built
-    by :meth:`ScoringRequest.build` for these references, to reuse)."""
-    from bleucli.metrics.base import sum_rows
+    by :meth:`ScoringRequest.build` for these references, to reuse). The command line, the
+    server and ``verify`` score through here: ``n_bootstrap`` adds 95% intervals (``-ci``),
+    ``signature_fields`` the test set's fields (``test:``, ``lang:``...), ``progress(1)``
+    after each metric; ``keep_stats=False`` keeps no per-sentence statistics."""
     from bleucli.results import Result
 
     metrics = metrics if metrics is not None else request.build(references)
@@ -348,8 +355,14 @@ def score(
     stats: dict[str, list[list[float]]] = {}
     for name, metric in output_order(metrics):
         rows = metric.per_sentence_stats(hypotheses, None)
-        stats[name] = [list(row) for row in rows]
-        value = metric.score_from_values(sum_rows(rows))
+        if keep_stats:
+            stats[name] = [list(row) for row in rows]
+        value = metric.score_rows(rows, n_bootstrap)
         signature = metric.get_signature()
+        for key, field_value in (signature_fields or {}).items():
+            if field_value is not None:
+                signature.update(key, field_value)
         results.append(Result(system, value, str(signature), signature.format(short=True)))
+        if progress is not None:
+            progress(1)
     return Scored(results, stats, request.precision)

@@ -13,7 +13,7 @@ from bleucli.metrics import metric_class, output_order
 if TYPE_CHECKING:
     from bleucli.commands.request import Options
     from bleucli.io import TextSource
-    from bleucli.metrics.base import Metric, Signature
+    from bleucli.metrics.base import Metric
 
 # Each mode imports what it needs when it runs: scoring a file loads no test-set, download,
 # paired-test or shard code (tests/test_startup.py holds the line).
@@ -516,7 +516,6 @@ def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
     )
     from bleucli.formats import multi_system, single_system
     from bleucli.io import check_same_length
-    from bleucli.results import Result
 
     ref_sources = load_references(options)
     _check_signature_nrefs(expected_refs, len(ref_sources))
@@ -615,15 +614,19 @@ def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
         )
     n_bootstrap = options.confidence_n if options.confidence else 1
     from bleucli.progress import stage
+    from bleucli.scoring import score
 
+    request = scoring_request(options)
     results = []
     label = "scoring" + (f" with {n_bootstrap} bootstrap resamples" if n_bootstrap > 1 else "")
     with stage(label, len(systems) * len(metrics)) as advance:
         for system in systems:
-            for _name, metric in output_order(metrics):
-                score, sig = _corpus(metric, system, testset_fields, n_bootstrap)
-                results.append(Result(system.name, score, str(sig), sig.format(short=True)))
-                advance(1)
+            scored = score(
+                request, system.lines, [s.lines for s in ref_sources], system.name, metrics,
+                n_bootstrap=n_bootstrap, signature_fields=testset_fields, keep_stats=False,
+                progress=advance,
+            )  # fmt: skip
+            results += scored.results
     if len(systems) == 1:
         if options.detail:  # as SacreBLEU: the per-subset lines are text, so is the result
             from bleucli.commands.testset_info import subset_details
@@ -659,12 +662,3 @@ def _segment_metrics(
             "need no shards (their mean is their corpus score)"
         )
     return segment.build(options.segment_scores, systems, num_refs)  # type: ignore[return-value]
-
-
-def _corpus(
-    metric: Metric, system: TextSource, testset_fields: dict[str, str | None], n_bootstrap: int = 1
-) -> tuple[Any, Signature]:
-    from bleucli.commands.inputs import signature_with_testset
-
-    score = metric.corpus_score(system.lines, None, n_bootstrap=n_bootstrap)
-    return score, signature_with_testset(metric, testset_fields)

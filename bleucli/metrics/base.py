@@ -570,7 +570,11 @@ class Metric(ABC):
         n_bootstrap: int = 1,
     ) -> Score:
         """Score a corpus; ``references`` is a list of streams, or ``None`` to use the cache."""
-        rows = self.per_sentence_stats(hypotheses, references)
+        return self.score_rows(self.per_sentence_stats(hypotheses, references), n_bootstrap)
+
+    def score_rows(self, rows: Sequence[Sequence[Number]], n_bootstrap: int = 1) -> Score:
+        """The corpus score of per-sentence statistics ``rows`` (their sum), with a
+        bootstrap 95% interval from ``n_bootstrap`` resamples when more than one."""
         score = self.score_from_values(sum_rows(rows))
         if n_bootstrap > 1:
             from bleucli.significance import bootstrap_scores
