@@ -393,6 +393,17 @@ def test_bad_input_is_one_line_each(tmp_path: Path) -> None:
         "\n".join(json.dumps({**line, "document_id": d, "metric_scores": {"M": [None, None]}})
                   for d in ("d1", "d2")) + "\n", encoding="utf-8")  # fmt: skip
     refusal(["--wmt-scores", str(short)], 1, "metric M: every segment score of B is null")
+    (short / "B.jsonl").write_text(
+        json.dumps({**line, "metric_scores": {"M": [1.0, float("nan")]}}) + "\n", encoding="utf-8"
+    )
+    refusal(["--wmt-scores", str(short)], 1, "B.jsonl:1: M: nan is not a finite number")
+    judge = tmp_path / "judge.txt"
+    judge.write_text("1\n" * 30, encoding="utf-8")
+    refusal(
+        [REF, "-i", f"A={HYP}", "-m", "chrf", "--segment-scores", f"J={judge}"],
+        2,
+        "--segment-scores J: not among the metrics to combine (-m chrf)",
+    )
     refusal([REF, "-i", f"A={HYP}", f"B={HYP2}"], 2, "name the metrics to combine")
     refusal([], 2, "give the scores to combine")
     refusal(["--wmt-scores", scores, "-l", "en-kn_IN", "-i", f"A={HYP}"], 2, "--add NAME=FILE")

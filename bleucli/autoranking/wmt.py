@@ -11,6 +11,7 @@ WMT25's files store every metric higher-is-better: MetricX-24-Hybrid-XL is store
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -162,10 +163,13 @@ def read_score_files(paths: Iterable[str]) -> dict[str, dict[str, SystemFile]]:
                 raise InputError(f"{where}: the metrics list different numbers of segments")
             for metric, values in scores.items():
                 for value in values:
-                    if value is not None and (
-                        isinstance(value, bool) or not isinstance(value, (int, float))
-                    ):
+                    if value is None:
+                        continue
+                    if isinstance(value, bool) or not isinstance(value, (int, float)):
                         raise InputError(f"{where}: {metric}: {str(value)[:30]!r} is not a number")
+                    if not math.isfinite(value):
+                        raise InputError(f"{where}: {metric}: {value} is not a finite number "
+                                         f"(a missing score is null)")  # fmt: skip
             systems = pairs.setdefault(str(item["language_pair"]), {})
             entry = systems.get(name)
             if entry is None:
@@ -239,8 +243,6 @@ def pair_table(pairs: dict[str, dict[str, SystemFile]], pair: str | None) -> Sco
 
 def read_system_scores(path: str) -> dict[str, dict[str, float]]:
     """system -> metric -> score from ``system<TAB>metric<TAB>score`` lines (no header)."""
-    import math
-
     out: dict[str, dict[str, float]] = {}
     for number, line in enumerate(_lines(path), start=1):
         line = line.rstrip("\r\n")

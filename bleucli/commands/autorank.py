@@ -87,7 +87,13 @@ def _own_or_external(
                 f"--segment-scores name"
             )
         own.append(Own(name.lower(), dict(request.metric_options.get(name.lower(), {}))))
-    external = {name: segment[name] for name in segment}
+    unused = [name for name in segment if name not in names]
+    if unused:
+        raise UsageError(
+            f"--segment-scores {unused[0]}: not among the metrics to combine (-m "
+            f"{' '.join(names)}); add it to -m or leave it out"
+        )
+    external = {name: segment[name] for name in names if name in segment}
     return own, external
 
 
