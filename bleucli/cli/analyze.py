@@ -10,6 +10,7 @@ from bleucli.cli.options import (
     NEURAL_METRICS,
     Variadic,
     deprecated,
+    encoding_option,
     metric_options,
     metric_values,
     precision_from,
@@ -56,21 +57,11 @@ def _analysis_options(function):
                 help="Extra test-set registry (JSON); repeatable.",
             ),
             click.option("--offline", is_flag=True, help="Never use the network."),
-            click.option(
-                "-tok",
-                "--tokenize",
-                metavar="NAME",
-                help="BLEU tokenizer, also the word tokenizer of the word analyses.",
-            ),
-            click.option("-lc", "--lowercase", is_flag=True, help="Case-insensitive BLEU/words."),
-            click.option(
-                "-cw",
-                "--chrf-word-order",
-                type=int,
-                default=0,
-                show_default=True,
-                help="chrF word n-gram order (2 = chrF++).",
-            ),
+            # BLEU's tokenizer and case (the word analyses split and fold words as BLEU
+            # does) and chrF's word order, as the metrics declare them
+            metric_options(
+                ("bleu", "chrf"), {"bleu": ("tokenize", "lowercase"), "chrf": ("word_order",)}
+            ),  # fmt: skip
             click.option(
                 "--segment-scores",
                 multiple=True,
@@ -99,13 +90,7 @@ def _analysis_options(function):
                 show_default=True,
                 help="Tab-separated references per line.",
             ),
-            click.option(
-                "-e",
-                "--encoding",
-                default="utf-8",
-                show_default=True,
-                help="Encoding of input files.",
-            ),
+            encoding_option,
             width_option,
             click.option("-q", "--quiet", is_flag=True, help="No progress bar."),
         ]
@@ -219,7 +204,8 @@ def analyze_command(
 ) -> None:
     """Where systems differ: scores by reference/source length, sentence-score bands, word
     accuracy by frequency, n-gram differences, examples, per-document and per-origlang
-    tables; every table with its signature.
+    tables; every table with its signature. The word analyses split and fold words as BLEU
+    does (-tok, -lc).
 
     \b
       bleucli analyze ref.de -i base.de new.de --source src.en --html report.html

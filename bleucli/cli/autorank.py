@@ -10,6 +10,7 @@ import click
 from bleucli.cli.options import (
     NEURAL_METRICS,
     Variadic,
+    encoding_option,
     metric_options,
     metric_values,
     precision_from,
@@ -121,7 +122,7 @@ HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
     help="Output format.",
 )
 @width_option
-@click.option("-e", "--encoding", default="utf-8", show_default=True, help="Input encoding.")
+@encoding_option
 @click.option("-q", "--quiet", is_flag=True, help="No notices on stderr.")
 @metric_options(("bleu", "chrf", "ter", *NEURAL_METRICS))
 def autorank_command(

@@ -17,6 +17,7 @@ from bleucli.cli.options import (
     OUTPUT_FORMATS,
     Variadic,
     deprecated,
+    encoding_option,
     metric_options,
     metric_values,
     precision_from,
@@ -124,9 +125,7 @@ from bleucli.version import __version__
     show_default=True,
     help="Split each reference line on tabs into this many references (1-1000).",
 )
-@click.option(
-    "-e", "--encoding", default="utf-8", show_default=True, help="Encoding of input files."
-)
+@encoding_option
 @metric_options()
 @click.option("-sl", "--sentence-level", is_flag=True, help="Score every sentence.")
 @click.option(

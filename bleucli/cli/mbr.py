@@ -9,6 +9,7 @@ import click
 from bleucli.cli.options import (
     Variadic,
     deprecated,
+    encoding_option,
     metric_options,
     metric_values,
 )
@@ -91,9 +92,7 @@ from bleucli.cli.run import (
     show_default=True,
     help="text: the chosen line per source; json: choices and utilities.",
 )
-@click.option(
-    "-e", "--encoding", default="utf-8", show_default=True, help="Encoding of input files."
-)
+@encoding_option
 @click.option("-q", "--quiet", is_flag=True, help="No signature line on stderr.")
 def mbr_command(
     inputs: tuple[str, ...],

@@ -246,6 +246,12 @@ width_option = click.option(
 )
 
 
+#: ``-e``: how input files are decoded (every command that reads text files).
+encoding_option = click.option(
+    "-e", "--encoding", default="utf-8", show_default=True, help="Encoding of input files."
+)
+
+
 def precision_from(values: Sequence[tuple[str | None, int]]) -> tuple[int, dict[str, int]]:
     """(the 0-100 metrics' decimals, per-metric decimals) of the ``-w`` values given."""
     width = 1

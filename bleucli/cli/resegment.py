@@ -6,9 +6,8 @@ from typing import Any
 
 import click
 
-from bleucli.cli.run import (
-    configure_logging,
-)
+from bleucli.cli.options import encoding_option
+from bleucli.cli.run import configure_logging
 
 
 @click.command(name="resegment", context_settings={"help_option_names": ["-h", "--help"]})
@@ -30,9 +29,7 @@ from bleucli.cli.run import (
     "spaces, else 13a).",
 )
 @click.option("-o", "--output", metavar="FILE", help="Write the segments here (default: stdout).")
-@click.option(
-    "-e", "--encoding", default="utf-8", show_default=True, help="Encoding of input files."
-)
+@encoding_option
 @click.option("--offline", is_flag=True, help="Never use the network.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary line on stderr.")
 def resegment_command(
