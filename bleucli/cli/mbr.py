@@ -117,13 +117,15 @@ def mbr_command(
       bleucli mbr --samples samples.jsonl -m bleu -f json        # sampled candidates
     """
     from bleucli.commands.mbr import MBRRequest, run
-    from bleucli.commands.request import check_range, metric_limits
+    from bleucli.commands.request import check_range
+    from bleucli.metrics import metric_class
 
     metric = metric.lower()
     threads = threads if threads_deprecated is None else threads_deprecated
     options = metric_values(params, (metric,))[metric]
-    for key, (option, low, high) in metric_limits(metric).items():
-        check_range(option, options[key], low, high)
+    for option in metric_class(metric).OPTIONS:  # each option's own declaration
+        if option.keyword in options:
+            option.check(options[option.keyword])
     check_range("-j/--jobs", threads, 0, 1024)
     configure_logging(quiet)
     click.echo(

@@ -178,13 +178,16 @@ def validate(options: Options) -> None:
         check_pair(options.language_pair)
     for attribute, (option, low, high) in LIMITS.items():
         check_range(option, getattr(options, attribute), low, high)
-    for metric, given in options.metric_options.items():
-        for key, (option, low, high) in metric_limits(metric).items():
-            if key in given:
-                check_range(option, given[key], low, high)
     smooth_value = options.bleu.get("smooth_value")
     if smooth_value is not None and not (math.isfinite(smooth_value) and smooth_value >= 0):
         raise UsageError(f"-sv/--smooth-value must be a finite number >= 0, got {smooth_value}")
+    from bleucli.metrics import metric_class
+
+    for metric, given in options.metric_options.items():  # each option's own declaration
+        declared = {option.keyword: option for option in metric_class(metric).OPTIONS}
+        for keyword, value in given.items():
+            if keyword in declared:
+                declared[keyword].check(value)
     if options.subset is not None:
         import re
 
