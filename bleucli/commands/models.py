@@ -60,7 +60,8 @@ def list_models(fmt: str = "text") -> str:
 
 def download(names: tuple[str, ...], force: bool = False, show_progress: bool = False) -> str:
     """Fetch models and their encoders' files; one line per model: name, folder, hash."""
-    from bleucli.neural.hub import fetch, sha256
+    from bleucli.hashing import file_digest as sha256
+    from bleucli.neural.hub import fetch
 
     if not names:
         raise InputError("name the models to download (bleucli models list)")
@@ -76,7 +77,8 @@ def download(names: tuple[str, ...], force: bool = False, show_progress: bool = 
 
 def verify(names: tuple[str, ...]) -> tuple[str, bool]:
     """Recompute every downloaded file's SHA-256 against its pin; (report, all good)."""
-    from bleucli.neural.hub import expected_hashes, sha256
+    from bleucli.hashing import file_digest as sha256
+    from bleucli.neural.hub import expected_hashes
 
     lines, good = [], True
     for entry in _entries(names):

@@ -100,10 +100,10 @@ def add_testset(
     """Register a test set, or give it a new version (other references, metric options or
     split): checked through the scoring command's own code before anything is stored, so a
     set no submission could be scored on is never created."""
+    from bleucli.hashing import sha256_hex as sha256
     from bleucli.io import read_file, require_nonempty
     from bleucli.scoring import ScoringRequest
     from bleucli.server import leaderboard, store
-    from bleucli.server.scoring import sha256
 
     if not name.strip() or "/" in name:
         raise UsageError(f"test set name {name!r}: give a non-empty name without '/'")

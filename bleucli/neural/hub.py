@@ -26,11 +26,6 @@ def offline() -> bool:
     )
 
 
-def sha256(path: Path) -> str:
-    """A model file's digest, as the registry and ``models.lock.json`` pin it."""
-    return file_digest(path)
-
-
 def lock_file() -> Path:
     from bleucli.cache import cache_root
 
@@ -190,7 +185,7 @@ def fetch(
             raise ModelUnavailable(
                 f"model {entry.name}: cannot fetch {filename} from {entry.repo}: {text}"
             ) from None
-        actual = sha256(local)
+        actual = file_digest(local)
         if digest is None:
             new[filename] = actual
         elif actual != digest:

@@ -50,7 +50,7 @@ def file_hash(path: Path) -> str:
     every run. ``bleucli models verify`` always reads the files."""
     import json
 
-    from bleucli.neural.hub import sha256
+    from bleucli.hashing import file_digest as sha256
 
     stat = path.stat()
     resolved = str(path.resolve())

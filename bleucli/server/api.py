@@ -89,7 +89,8 @@ def accept(
     """Check and store one upload: (submission id, whether its Idempotency-Key had made it
     already). The file is checked here, before any worker sees it."""
     from bleucli.errors import InputError
-    from bleucli.server.scoring import hypothesis_lines, sha256
+    from bleucli.hashing import sha256_hex as sha256
+    from bleucli.server.scoring import hypothesis_lines
 
     if who.team_id is None:
         raise Problem(403, "admin tokens do not submit; use a team's token")

@@ -8,16 +8,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from bleucli.errors import InputError
-from bleucli.hashing import sha256_hex
 from bleucli.results import result_entries
 
 if TYPE_CHECKING:
     from bleucli.scoring import Scored, ScoringRequest
-
-
-def sha256(data: bytes) -> str:
-    """An upload's digest (receipts and idempotency compare it)."""
-    return sha256_hex(data)
 
 
 def hypothesis_lines(data: bytes, n_lines: int, max_chars: int | None = None) -> list[str]:
