@@ -141,15 +141,15 @@ def build_report(request: ReportRequest) -> str:
             indent=1,
             ensure_ascii=False,
         )
-    if ranks:
-        return _with_autorank(request, systems, columns, cells, label, ranks, ranked_by, signatures,
-                              mixed_columns)  # fmt: skip
-    headers = ["System", *[label[c] for c in columns]]
+    # AutoRank first when asked for (one decimal, as WMT prints it); the rows are in its order
+    ranked = ["AutoRank"] if ranks else []
+    headers = ["System", *ranked, *[label[c] for c in columns]]
     # each metric at its own decimals (COMET 4, MetricX 2, BLEU/chrF/TER -w; bleucli.precision)
     digits = {(t, m): decimals(request.width, m) for t, m in columns}
     rows = [
         [
             s,
+            *([shown(ranks[s], 1)] if ranks else []),
             *(
                 shown(cells[s, t, m], digits[t, m]) if (s, t, m) in cells else "-"
                 for t, m in columns
@@ -157,16 +157,17 @@ def build_report(request: ReportRequest) -> str:
         ]
         for s in systems
     ]
-    rendered = table(rows, headers, request.fmt, ["text", *(["number"] * len(columns))],
-                     colalign=("left",))  # fmt: skip
-    items = [
+    kinds = ["text", *(["number"] * (len(ranked) + len(columns)))]
+    rendered = table(rows, headers, request.fmt, kinds, colalign=("left",))
+    items = [f"AutoRank: {ranked_by}"] if ranks else []
+    items += [
         f"{label[column]}: {sig}" for column, sigs in signatures.items() for sig in sorted(sigs)
     ]
-    remarks = (
-        [f"Not comparable: {', '.join(label[c] for c in mixed_columns)} mix different signatures."]
-        if mixed_columns
-        else []
-    )
+    remarks = ["AutoRank: 1 is the best system; the rows are in its order."] if ranks else []
+    if mixed_columns:
+        remarks.append(
+            f"Not comparable: {', '.join(label[c] for c in mixed_columns)} mix different signatures."
+        )
     return rendered + "\n" + signature_list(items, request.fmt, remarks)
 
 
@@ -199,37 +200,3 @@ def _autorank(
         )
     result = autorank(table, recipe)
     return {s.name: s.autorank for s in result.systems}, result.signature
-
-
-def _with_autorank(
-    request: ReportRequest,
-    systems: list[str],
-    columns: list[tuple[str, str]],
-    cells: dict[tuple[str, str, str], float],
-    label: dict[tuple[str, str], str],
-    ranks: dict[str, float],
-    ranked_by: str,
-    signatures: dict[tuple[str, str], set[str]],
-    mixed_columns: list[tuple[str, str]],
-) -> str:
-    """The table with AutoRank first (one decimal, as WMT prints it), rows in its order."""
-    from bleucli.formats import signature_list, table
-
-    digits = {(t, m): decimals(request.width, m) for t, m in columns}
-    headers = ["System", "AutoRank", *[label[c] for c in columns]]
-    rows = [
-        [s, shown(ranks[s], 1), *(shown(cells[s, t, m], digits[t, m]) for t, m in columns)]
-        for s in systems
-    ]
-    rendered = table(rows, headers, request.fmt, ["text", *(["number"] * (len(columns) + 1))],
-                     colalign=("left",))  # fmt: skip
-    items = [f"AutoRank: {ranked_by}"]
-    items += [
-        f"{label[column]}: {sig}" for column, sigs in signatures.items() for sig in sorted(sigs)
-    ]
-    remarks = ["AutoRank: 1 is the best system; the rows are in its order."]
-    if mixed_columns:
-        remarks.append(
-            f"Not comparable: {', '.join(label[c] for c in mixed_columns)} mix different signatures."
-        )
-    return rendered + "\n" + signature_list(items, request.fmt, remarks)
