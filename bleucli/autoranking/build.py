@@ -77,15 +77,11 @@ def own_scores(
         raise ConfigError(
             f"-m {own.key}: neural metrics read the source sentences: give --source FILE"
         )
-    metric = scorer(own.key, dict(own.options))
-    rows = []
-    for system in systems:
-        if neural:
-            rows.append(sentence_scores(metric, system.lines, references, sources=sources))
-        else:
-            rows.append(sentence_scores(metric, system.lines, references))
     if not references and not neural:
         raise ConfigError(f"-m {own.key} needs references")
+    metric = scorer(own.key, dict(own.options))
+    extra = {"sources": sources} if neural else {}
+    rows = [sentence_scores(metric, system.lines, references, **extra) for system in systems]
     probe = systems[0].lines[0] if systems and systems[0].lines else ""
     if neural:
         name = metric.name

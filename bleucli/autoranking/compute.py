@@ -103,12 +103,11 @@ def _signs(table: ScoreTable, lower_is_better: Sequence[str]) -> tuple[Any, list
     return signs, turned
 
 
-def combine(table: ScoreTable, method: Recipe, signs: Any) -> Any:
-    """AutoRank ``[system]`` of the observed system scores."""
+def system_scores(table: ScoreTable) -> Any:
+    """``[metric, system]``: every metric's system scores, as given."""
     import numpy as np
 
-    x = np.stack([table.scores(m.name) for m in table.metrics]) * signs[:, None]
-    return method.combine(x)
+    return np.stack([table.scores(m.name) for m in table.metrics])
 
 
 def _document_sums(table: ScoreTable, name: str) -> tuple[Any, Any]:
@@ -124,7 +123,13 @@ def _document_sums(table: ScoreTable, name: str) -> tuple[Any, Any]:
 
 
 def resampled_autoranks(
-    table: ScoreTable, method: Recipe, signs: Any, n_samples: int, seed: int | None, jobs: int = 1
+    table: ScoreTable,
+    method: Recipe,
+    signs: Any,
+    n_samples: int,
+    seed: int | None,
+    jobs: int = 1,
+    observed: Any = None,
 ) -> Any:
     """AutoRank ``[system, resample]`` over document resamples."""
     import numpy as np
@@ -138,7 +143,7 @@ def resampled_autoranks(
     n_docs = len(table.documents)
     draws = np.random.default_rng(seed).choice(n_docs, size=(n_samples, n_docs), replace=True)
     per_metric = [_document_sums(table, m.name) for m in table.metrics]
-    observed = np.stack([table.scores(m.name) for m in table.metrics])
+    observed = system_scores(table) if observed is None else observed
 
     def block(start: int) -> Any:
         rows = draws[start : start + BLOCK]
@@ -189,19 +194,20 @@ def autorank(
     table.check()
     method = recipe(recipe_name)
     signs, turned = _signs(table, lower_is_better)
-    ranks = combine(table, method, signs)
+    observed = system_scores(table)  # [metric, system], once
+    ranks = method.combine(observed * signs[:, None])
     before: dict[str, float] = {}
     if added:
         kept = [s for s in table.systems if s not in set(added)]
         if len(kept) >= 2:
             rows = [table.systems.index(s) for s in kept]
-            x = np.stack([table.scores(m.name)[rows] for m in table.metrics]) * signs[:, None]
+            x = observed[:, rows] * signs[:, None]
             before = dict(zip(kept, (float(v) for v in method.combine(x))))
     systems = [
         RankedSystem(
             name,
             float(rank),
-            {m.name: float(table.scores(m.name)[k]) for m in table.metrics},
+            {m.name: float(observed[j, k]) for j, m in enumerate(table.metrics)},
             added=name in set(added),
             before=before.get(name),
         )
@@ -220,7 +226,7 @@ def autorank(
     )
     if n_samples <= 0:
         return result
-    resampled = resampled_autoranks(table, method, signs, n_samples, seed, jobs)
+    resampled = resampled_autoranks(table, method, signs, n_samples, seed, jobs, observed)
     resampled = resampled[order]
     ranges = rank_ranges(list(resampled), higher_is_better=False)
     names = [s.name for s in result.systems]
