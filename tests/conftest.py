@@ -237,14 +237,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     tests = Path(__file__).resolve().parent
     for item in items:
         where = Path(str(item.fspath)).resolve().relative_to(tests).as_posix()
-        if (
-            any(
-                where == rule or where.startswith(rule)
-                for rule in ENGINE_TESTS
-                if rule.endswith("/")
-            )
-            or where in ENGINE_TESTS
-        ):
+        if any(where == rule or (rule.endswith("/") and where.startswith(rule))
+               for rule in ENGINE_TESTS):  # fmt: skip
             item.add_marker(pytest.mark.engine)
 
 
