@@ -448,7 +448,7 @@ def rank_table(
 ) -> str:
     """``--rank``: per metric, systems best first with cluster, rank range, score and
     interval; JSON adds every pair's raw and Holm-corrected p-value."""
-    from bleucli.ranking import ALPHA
+    from bleucli.stats.ranking import ALPHA
 
     kind = "paired bootstrap" if test == "bs" else "approximate randomisation"
     if fmt == "json":

@@ -6,7 +6,7 @@ regression checkpoint, as test fixtures (``tests/data/neural/comet-2.2.7-tools.j
 * ``comet-compare`` runs as the command itself (``--gpus 0 --to_json``): its segment scores
   (computed in half precision: the command calls ``model.half()``), its paired t-tests and
   its bootstrap win ratios. The tests feed those segment scores to
-  :func:`bleucli.paired.comet_compare` and expect the same statistics.
+  :func:`bleucli.stats.paired.comet_compare` and expect the same statistics.
 * ``comet-mbr`` moves the model to CUDA (``model.cuda()``), which this machine does not
   have, so the runner calls the command's own two functions (``build_embeddings``,
   ``mbr_decoding``) on CPU in fp32 and takes the argmax as the command does. The tests

@@ -85,7 +85,7 @@ def test_resampled_sums_equal_sacrebleus_gather_and_sum(data) -> None:
     (fractions, or sums past float32's exact range) both give SacreBLEU's float32 sums."""
     import numpy as np
 
-    from bleucli.significance import draw_resamples
+    from bleucli.stats.bootstrap import draw_resamples
 
     n = data.draw(st.integers(1, 300))
     k = data.draw(st.integers(1, 6))

@@ -14,7 +14,7 @@ from sacrebleu.significance import PairedTest
 
 import bleucli
 from bleucli.formats import paired_table
-from bleucli.paired import PairedResult, run_paired
+from bleucli.stats.paired import PairedResult, run_paired
 from tests.conftest import EXAMPLES, run_cli, sentences
 
 HYP, REF, REF2 = (str(EXAMPLES / n) for n in ("hyp.de", "ref.de", "ref2.de"))
@@ -191,7 +191,7 @@ def test_paired_jobs_do_not_change_results(write, monkeypatch, test) -> None:
     ]
     serial = run_cli([*args, "-j", "1"]).stdout
     assert run_cli([*args, "-j", "3"]).stdout == serial  # parallel statistics only
-    monkeypatch.setattr("bleucli.paired.PARALLEL_TESTS_WORK", 0)
+    monkeypatch.setattr("bleucli.stats.paired.PARALLEL_TESTS_WORK", 0)
     assert run_cli([*args, "-j", "3"]).stdout == serial  # parallel tests too
     assert run_cli([*args, "-j", "0"]).stdout == serial  # automatic, as SacreBLEU's -j 0
 

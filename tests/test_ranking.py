@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 import bleucli
 from bleucli.metrics.segment import SegmentScores
-from bleucli.paired import estimate_ci, paired_bootstrap
-from bleucli.ranking import ALPHA, clusters, holm, rank_systems
-from bleucli.significance import draw_resamples
+from bleucli.stats.bootstrap import draw_resamples
+from bleucli.stats.paired import estimate_ci, paired_bootstrap
+from bleucli.stats.ranking import ALPHA, clusters, holm, rank_systems
 from tests.conftest import EXAMPLES, run_cli
 
 
@@ -209,7 +209,7 @@ def test_rank_errors() -> None:
 
 
 def test_rank_with_approximate_randomisation_uses_that_test() -> None:
-    from bleucli.paired import paired_randomization
+    from bleucli.stats.paired import paired_randomization
 
     metric, systems = _segment_metric(
         [[0.1, 0.9, 0.4, 0.3], [0.2, 0.8, 0.9, 0.9], [0.0, 0.1, 0.2, 0.3]]

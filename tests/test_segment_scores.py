@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from bleucli.metrics.base import Metric, Number, Score
 from bleucli.metrics.segment import SegmentScores, read_scores
-from bleucli.paired import run_paired
+from bleucli.stats.paired import run_paired
 from tests.conftest import EXAMPLES, run_cli
 
 REF = str(EXAMPLES / "ref.de")

@@ -29,7 +29,7 @@ NOT_FOR_A_PLAIN_SCORE = (
     "bleucli.commands.testset_info",
     "bleucli.commands.rank",
     "bleucli.commands.documents",
-    "bleucli.significance",
+    "bleucli.stats.bootstrap",
     "bleucli.analysis",
     "bleucli.sacrebleu_compat",
     "bleucli.cli.server",

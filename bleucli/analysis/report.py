@@ -82,7 +82,7 @@ def report_document(
 
 
 def _resampled(inputs: Inputs, key: str, n_samples: int = 1000) -> list[Any]:
-    from bleucli.significance import draw_resamples, seed_from_environment
+    from bleucli.stats.bootstrap import draw_resamples, seed_from_environment
 
     _, seed = seed_from_environment()
     drawn = draw_resamples(len(inputs.references[0]), n_samples, seed)
@@ -95,7 +95,7 @@ def scores_figure(
     """``with_key``: a key of the systems' files under the figure (a figure on its own; the
     report lists them in its Systems table)."""
     from bleucli.analysis.plots import scores_figure as figure
-    from bleucli.paired import estimate_ci
+    from bleucli.stats.paired import estimate_ci
 
     every = range(len(inputs.references[0]))
     scores = [inputs.score(key, k, every) for k in range(len(inputs.names))]

@@ -182,7 +182,7 @@ def autorank(
     ``added``: systems placed among the others, whose AutoRank without them is kept)."""
     import numpy as np
 
-    from bleucli.ranking import ALPHA, clusters, holm, rank_ranges
+    from bleucli.stats.ranking import ALPHA, clusters, holm, rank_ranges
     from bleucli.version import __version__
 
     if not table.metrics:

@@ -104,7 +104,7 @@ def run(request: AutorankRequest) -> str:
     from bleucli.autoranking.render import render
     from bleucli.autoranking.wmt import default_metrics
     from bleucli.io import read_file
-    from bleucli.significance import seed_from_environment
+    from bleucli.stats.bootstrap import seed_from_environment
 
     method = recipe(request.recipe)
     segment = _segment_specs(request.segment_scores)

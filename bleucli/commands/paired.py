@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 def paired(options: Options, metrics: dict[str, Metric], systems: list[TextSource]) -> str:
     """``--paired-bs`` / ``--paired-ar``: every system against the first one."""
     from bleucli.formats import paired_table
-    from bleucli.paired import run_paired
+    from bleucli.stats.paired import run_paired
 
     if options.paired_bs and options.paired_ar:
         raise ConfigError("choose one of --paired-bs and --paired-ar")

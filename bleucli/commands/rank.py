@@ -1,5 +1,5 @@
 """``--rank``: every -i system ranked per metric, with intervals, rank ranges, Holm-corrected
-all-pairs tests and significance clusters (the computation is :mod:`bleucli.ranking`)."""
+all-pairs tests and significance clusters (the computation is :mod:`bleucli.stats.ranking`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from bleucli.metrics.base import Metric
 
 if TYPE_CHECKING:
     from bleucli.commands.request import Options
-    from bleucli.ranking import Ranking
+    from bleucli.stats.ranking import Ranking
 
 
 def rank(options: Options, metrics: dict[str, Metric], systems: list[TextSource]) -> str:
@@ -48,10 +48,10 @@ def rank_all(
     short: bool = False,
 ) -> list[Ranking]:
     """One ranking per metric (in the order results print: :func:`output_order`)."""
-    from bleucli.paired import _system_stats
     from bleucli.progress import stage
-    from bleucli.ranking import rank_systems
-    from bleucli.significance import seed_from_environment
+    from bleucli.stats.bootstrap import seed_from_environment
+    from bleucli.stats.paired import _system_stats
+    from bleucli.stats.ranking import rank_systems
 
     label, seed = seed_from_environment()
     seed = seed if seed else None  # as the paired tests: seed 0 means "no seed"

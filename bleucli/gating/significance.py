@@ -96,8 +96,8 @@ def statistical_checks(
     gate (which keeps the statistics and so never scores again)."""
     import math
 
-    from bleucli.paired import paired_bootstrap
-    from bleucli.significance import seed_from_environment
+    from bleucli.stats.bootstrap import seed_from_environment
+    from bleucli.stats.paired import paired_bootstrap
 
     if not (math.isfinite(alpha) and 0 < alpha < 1):
         raise UsageError(f"--alpha must be between 0 and 1, got {alpha}")

@@ -577,7 +577,7 @@ class Metric(ABC):
         bootstrap 95% interval from ``n_bootstrap`` resamples when more than one."""
         score = self.score_from_values(sum_rows(rows))
         if n_bootstrap > 1:
-            from bleucli.significance import bootstrap_scores
+            from bleucli.stats.bootstrap import bootstrap_scores
 
             self.n_bootstrap = n_bootstrap
             self.seed, samples = bootstrap_scores(rows, self, n_bootstrap)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bleucli.compat import function_api
+from bleucli.functional import function_api
 from bleucli.sacrebleu_compat.metrics import BLEU, CHRF, TER
 
 (

@@ -8,8 +8,8 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bleucli.paired import DEFAULT_SAMPLES, PairedResult, estimate_ci
-from bleucli.paired import p_value as _p_value
+from bleucli.stats.paired import DEFAULT_SAMPLES, PairedResult, estimate_ci
+from bleucli.stats.paired import p_value as _p_value
 
 sacrelogger = logging.getLogger("sacrebleu")
 IS_WINDOWS = os.name == "nt"
@@ -44,7 +44,7 @@ def _result(paired: PairedResult) -> Result:
 
 def _bootstrap_resample(stats: list[list[Any]], metric: Any, n_samples: int = 1000):
     """Seed label and the scores of ``n_samples`` bootstrap resamples of ``stats``."""
-    from bleucli.significance import bootstrap_scores
+    from bleucli.stats.bootstrap import bootstrap_scores
 
     return bootstrap_scores(stats, metric, n_samples)
 
@@ -93,7 +93,7 @@ class PairedTest:
                 metric._ref_cache = metric.cache_references(references)
 
     def __call__(self) -> tuple[dict[str, Any], dict[str, list[Any]]]:
-        from bleucli.paired import run_paired
+        from bleucli.stats.paired import run_paired
 
         results, signatures = run_paired(
             self.test_type,

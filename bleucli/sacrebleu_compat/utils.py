@@ -154,8 +154,8 @@ def print_results_table(results: dict, signatures: dict, args: Namespace) -> Non
     import json
 
     from bleucli.formats import multi_system, paired_table
-    from bleucli.paired import PairedResult
     from bleucli.results import Result
+    from bleucli.stats.paired import PairedResult
 
     names = list(results["System"])
     metrics = [key for key in results if key != "System"]

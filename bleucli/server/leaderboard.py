@@ -1,6 +1,6 @@
 """A test set's leaderboard from stored per-sentence statistics: one primary submission per
 team on the set's current version, ranked by the set's first metric with 95% intervals,
-rank ranges and significance clusters -- :func:`bleucli.ranking.rank_systems`, the
+rank ranges and significance clusters -- :func:`bleucli.stats.ranking.rank_systems`, the
 machinery of ``bleucli REF -i ... --rank``, with the same seed, so the same files give the
 same clusters. Nothing is scored again.
 
@@ -36,11 +36,11 @@ def compute(engine: Any, testset: store.TestSet) -> dict[str, Any]:
     """The leaderboard document of the API (``/api/v1/leaderboards/{testset}``), as of the
     set's change count in ``testset`` (read before anything else, so a run scored while
     this computes is never counted by mistake)."""
-    from bleucli.ranking import rank_systems, tied_as_shown
     from bleucli.results import result_entries
     from bleucli.server.blind import part_shown
     from bleucli.server.scoring import first_metric_name, metrics_for
-    from bleucli.significance import seed_from_environment
+    from bleucli.stats.bootstrap import seed_from_environment
+    from bleucli.stats.ranking import rank_systems, tied_as_shown
 
     document: dict[str, Any] = {
         "testset": testset.name, "signatures": {}, "rows": [], "change": testset.changes,

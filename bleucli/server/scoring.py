@@ -111,8 +111,8 @@ def intervals(
     leaderboard (``"resampled"``)."""
     import base64
 
-    from bleucli.paired import estimate_ci, paired_bootstrap
-    from bleucli.significance import draw_resamples, seed_from_environment
+    from bleucli.stats.bootstrap import draw_resamples, seed_from_environment
+    from bleucli.stats.paired import estimate_ci, paired_bootstrap
 
     label, seed = seed_from_environment()
     metrics = metrics_for(references, request)

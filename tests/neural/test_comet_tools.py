@@ -1,6 +1,6 @@
 """unbabel-comet's own tools on the toy regression checkpoint (fixtures from
 scripts/comet_tool_fixtures.py): ``comet-compare``'s t-tests and bootstrap win ratios
-recomputed by :func:`bleucli.cometcompare.comet_compare` from the tool's segment scores,
+recomputed by :func:`bleucli.stats.cometcompare.comet_compare` from the tool's segment scores,
 and ``comet-mbr``'s choices made by ``bleucli mbr -m comet``."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bleucli.cometcompare import comet_compare, paired_t_test
+from bleucli.stats.cometcompare import comet_compare, paired_t_test
 from scripts.comet_tool_fixtures import OUTPUT, lines, mbr_inputs
 from tests.conftest import run_cli
 from tests.neural_toy import fingerprint

@@ -404,7 +404,7 @@ def test_equal_shown_scores_are_a_tie_ordered_by_name_not_by_hidden_digits(
 
 
 def test_tied_as_shown_merges_ranks_ranges_and_clusters() -> None:
-    from bleucli.ranking import RankedSystem, Ranking, tied_as_shown
+    from bleucli.stats.ranking import RankedSystem, Ranking, tied_as_shown
 
     systems = [
         RankedSystem("a", 36.5289, 0, 0.4, 1, 2, cluster=1, position=1),

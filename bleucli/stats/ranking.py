@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bleucli.metrics.base import Metric, sum_rows
-from bleucli.paired import estimate_ci, p_value, paired_randomization
-from bleucli.significance import draw_resamples
+from bleucli.stats.bootstrap import draw_resamples
+from bleucli.stats.paired import estimate_ci, p_value, paired_randomization
 
 ALPHA = 0.05
 

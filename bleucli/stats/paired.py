@@ -14,7 +14,7 @@ from typing import Any
 
 from bleucli.errors import ConfigError
 from bleucli.metrics.base import Metric, sum_rows
-from bleucli.significance import Resamples, draw_resamples, seed_from_environment
+from bleucli.stats.bootstrap import Resamples, draw_resamples, seed_from_environment
 
 DEFAULT_SAMPLES = {"bs": 1000, "ar": 10000}
 #: Resampled sentences (comparisons x sentences x samples) from which the tests themselves
@@ -153,7 +153,7 @@ def run_paired(
         baseline = metric.score_from_values(sum_rows(per_system[0]))
         base_result = PairedResult(baseline.score)
         if test == "bs":
-            from bleucli.significance import bootstrap_scores
+            from bleucli.stats.bootstrap import bootstrap_scores
 
             _, samples = bootstrap_scores(per_system[0], metric, n_samples, shared)
             base_result.mean, base_result.ci = estimate_ci(np.array([s.score for s in samples]))
