@@ -315,8 +315,7 @@ def test_any_damaged_shard_is_one_line_error(pristine_shards, index, key, value)
         (["-m", "chrf", "-cw", "-2"], "-cw/--chrf-word-order must be between 0 and 100"),
         (
             ["--from-signature", "chrF2|nrefs:1|nc:100000000"],
-            "--from-signature: nc:100000000 is out of range: the character n-gram order must be "
-            "between 0 and 100",
+            "--from-signature: nc:100000000 (-cc/--chrf-char-order) must be between 0 and 100",
         ),
         # a signature's value is reported as its field (the user typed no option), and without
         # the "reproducing a signature" notice before the error
@@ -325,22 +324,22 @@ def test_any_damaged_shard_is_one_line_error(pristine_shards, index, key, value)
                 "--from-signature",
                 "BLEU|nrefs:1|bs:-5|case:mixed|eff:no|tok:13a|smooth:exp|version:2.0.0",
             ],
-            "--from-signature: bs:-5 is out of range: bootstrap resamples",
+            "--from-signature: bs:-5 (-cin/--confidence-n) must be between 1 and 100000",
         ),
         (
             [
                 "--from-signature",
                 "chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:500|space:no|version:2.0.0",
             ],
-            "--from-signature: nw:500 is out of range",
+            "--from-signature: nw:500 (-cw/--chrf-word-order) must be between",
         ),
         (
             ["--from-signature", "chrF5000|nrefs:1|nc:6|version:2.4.0"],
-            "--from-signature: chrF5000 is out of range: beta must be between 0 and 1000",
+            "--from-signature: chrF5000 (--chrf-beta) must be between 0 and 1000",
         ),
         (
             ["--from-signature", "BLEU|nrefs:1|smooth:floor[-1]|version:2.0.0"],
-            "--from-signature: smooth:floor[-1] is out of range",
+            "--from-signature: smooth:floor[-1] (-sv/--smooth-value) must be >= 0",
         ),
         (["-nr", "1000000000"], "-nr/--num-refs must be between 1 and 1000"),
         (["-ci", "-cin", "30000000"], "-cin/--confidence-n must be between 1 and 100000"),

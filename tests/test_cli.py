@@ -144,7 +144,12 @@ def test_from_signature_reproduces_options() -> None:
         ("nrefs:1|colour:blue", [], "unknown signature field 'colour'", 2),
         ("nrefs:1|smooth:exp-.", [], "'.' is not a number", 2),
         ("nrefs:1|bs:abc", [], "bs:abc is not a number", 2),
-        ("chrF2|nrefs:1|nc:100000000", [], "--from-signature: nc:100000000 is out of range", 2),
+        (
+            "chrF2|nrefs:1|nc:100000000",
+            [],
+            "--from-signature: nc:100000000 (-cc/--chrf-char-order) must be",
+            2,
+        ),
     ],
 )
 def test_from_signature_refuses_what_it_cannot_honour(sig, extra, message, code) -> None:

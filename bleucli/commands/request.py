@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from bleucli.display import WIDTH_RANGE
+from bleucli.metrics.options import Option
 
 
 class Options:
@@ -96,40 +97,29 @@ class Options:
         return self.options_for("ter")
 
 
-#: Accepted ranges of numeric options: beyond them a run would exhaust memory or never end
-#: (``-cc 100000000``) rather than compute anything useful. ``--from-signature`` values are
-#: checked against the same ranges.
-LIMITS: dict[str, tuple[str, int, int]] = {
-    "width": ("-w/--width", *WIDTH_RANGE),
-    "num_refs": ("-nr/--num-refs", 1, 1000),
-    "confidence_n": ("-cin/--confidence-n", 1, 100_000),
-    "paired_bs_n": ("-pbsn/--paired-bs-n", 1, 100_000),
-    "paired_ar_n": ("-parn/--paired-ar-n", 1, 100_000),
-    "jobs": ("-j/--jobs", 0, 1_000_000),
-}
+#: The command's own numeric options, declared as the metrics declare theirs, so that one
+#: validator (:meth:`Option.check`) checks every option. Beyond these ranges a run would
+#: exhaust memory or never end (``-cc 100000000``) rather than compute anything useful;
+#: ``--from-signature`` values are checked against the same declarations.
+COMMAND_OPTIONS: tuple[Option, ...] = (
+    Option("width", ("-w", "--width"), "decimals", kind="int", low=WIDTH_RANGE[0], high=WIDTH_RANGE[1]),
+    Option("num_refs", ("-nr", "--num-refs"), "references per line", kind="int", low=1, high=1000),
+    Option("confidence_n", ("-cin", "--confidence-n"), "bootstrap resamples", kind="int", low=1, high=100_000),
+    Option("paired_bs_n", ("-pbsn", "--paired-bs-n"), "paired bootstrap resamples", kind="int", low=1, high=100_000),
+    Option("paired_ar_n", ("-parn", "--paired-ar-n"), "randomisation trials", kind="int", low=1, high=100_000),
+    Option("jobs", ("-j", "--jobs"), "worker processes", kind="int", low=0, high=1_000_000),
+)  # fmt: skip
 
 
-def metric_limits(metric: str) -> dict[str, tuple[str, int, int]]:
-    """A metric's numeric options with a range: keyword -> (flags, low, high), from its
-    declarations."""
-    from bleucli.metrics import metric_class
-
-    return {
-        option.keyword: (option.label, int(option.low), int(option.high))
-        for option in metric_class(metric).OPTIONS
-        if option.kind == "int" and option.low is not None and option.high is not None
-    }
+def command_option(keyword: str) -> Option:
+    """One of :data:`COMMAND_OPTIONS` by keyword."""
+    return next(option for option in COMMAND_OPTIONS if option.keyword == keyword)
 
 
 def check_range(option: str, value: Any, low: int, high: int) -> int:
-    """``value`` as an integer within ``low..high``, else a usage error naming ``option``."""
-    from bleucli.errors import UsageError
-
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise UsageError(f"{option} must be a whole number, got {value!r}")
-    if not low <= value <= high:
-        raise UsageError(f"{option} must be between {low} and {high}, got {value}")
-    return value
+    """``value`` as a whole number within ``low..high``, else a usage error naming ``option``
+    (a subcommand's own number, checked by the one validator)."""
+    return int(Option(option, (), option, kind="int", low=low, high=high, cli=False).check(value))
 
 
 def metric_flags(names: tuple[str, ...] | None = None) -> dict[str, tuple[str, str]]:
@@ -167,7 +157,6 @@ def validate(options: Options) -> None:
     """Check every numeric option and the ones with a syntax of their own, once, after
     ``--from-signature`` has filled in its values; resolve ``-j 0`` and cap workers at the
     CPUs (more processes than cores only cost memory)."""
-    import math
     import os
 
     from bleucli.errors import UsageError
@@ -176,18 +165,13 @@ def validate(options: Options) -> None:
         from bleucli.languages import check_pair
 
         check_pair(options.language_pair)
-    for attribute, (option, low, high) in LIMITS.items():
-        check_range(option, getattr(options, attribute), low, high)
-    smooth_value = options.bleu.get("smooth_value")
-    if smooth_value is not None and not (math.isfinite(smooth_value) and smooth_value >= 0):
-        raise UsageError(f"-sv/--smooth-value must be a finite number >= 0, got {smooth_value}")
+    for declared in COMMAND_OPTIONS:
+        declared.check(getattr(options, declared.keyword))
     from bleucli.metrics import metric_class
 
     for metric, given in options.metric_options.items():  # each option's own declaration
-        declared = {option.keyword: option for option in metric_class(metric).OPTIONS}
-        for keyword, value in given.items():
-            if keyword in declared:
-                declared[keyword].check(value)
+        for option in metric_class(metric).OPTIONS:
+            option.check(given.get(option.keyword))
     if options.subset is not None:
         import re
 

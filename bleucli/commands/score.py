@@ -58,53 +58,25 @@ def _check_stats_options(options: Options) -> None:
             )
 
 
-def _check_signature_value(text: str, what: str, value: float, low: float, high: float) -> None:
-    """A value a signature brings in, within the range its option accepts; the error names
-    the signature's field, since the user typed no option."""
-    if not low <= value <= high:
-        raise UsageError(
-            f"--from-signature: {text} is out of range: {what} must be between {low} and {high}"
-        )
-
-
-#: How a range error names a value a signature brought in.
-_RANGE_WORDS = {
-    "char_order": "the character n-gram order",
-    "word_order": "the word n-gram order",
-}
-
-
 def _check_signature_ranges(parsed: Any, options: Options) -> None:
-    from bleucli.commands.request import LIMITS, metric_limits
+    """The values a signature brings in, checked by their options' declarations; the error
+    names the signature's field (the user typed no option) and the option it sets."""
+    from bleucli.commands.request import command_option
+    from bleucli.metrics import metric_class
 
     fields = parsed.fields
     if "bs" in fields:
-        _, low, high = LIMITS["confidence_n"]
-        _check_signature_value(
-            f"bs:{fields['bs']}", "bootstrap resamples", options.confidence_n, low, high
+        declared = command_option("confidence_n")
+        declared.check(
+            options.confidence_n, f"--from-signature: bs:{fields['bs']} ({declared.label})"
         )
-    from bleucli.metrics import metric_class
-
     given = options.options_for(parsed.metric)
     for option in metric_class(parsed.metric).OPTIONS:
-        if option.keyword not in metric_limits(parsed.metric) or option.keyword not in given:
-            continue
         field = option.signature or ""
-        if field and field not in fields:
+        if option.keyword not in given or (field and field not in fields):
             continue
-        _, low, high = metric_limits(parsed.metric)[option.keyword]
         text = f"{field}:{fields[field]}" if field else parsed.name
-        what = _RANGE_WORDS.get(option.keyword, option.keyword.replace("_", " "))
-        _check_signature_value(text, what, given[option.keyword], low, high)
-    smooth_value = options.bleu.get("smooth_value") if parsed.metric == "bleu" else None
-    if smooth_value is not None and "smooth" in fields:
-        import math
-
-        if not (math.isfinite(smooth_value) and smooth_value >= 0):
-            raise UsageError(
-                f"--from-signature: smooth:{fields['smooth']} is out of range: "
-                f"the smoothing value must be a finite number >= 0"
-            )
+        option.check(given[option.keyword], f"--from-signature: {text} ({option.label})")
 
 
 def apply_signatures(options: Options) -> tuple[dict[str, int], list[str]]:
