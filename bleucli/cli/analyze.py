@@ -112,27 +112,21 @@ def _analysis_request(params: dict[str, Any], fmt: str, chosen: str | None = Non
         metrics = (*metrics, key)
     explicit = {"width"} if params["width"] else set()
     width, widths = precision_from(params["width"])
-    options = Options(
-        refs=params["refs"],
-        inputs=params["inputs"],
+    options = Options.from_params(
+        params,
         metrics=metrics,
-        test_set=params["test_set"],
-        language_pair=params["language_pair"],
-        num_refs=params["num_refs"],
-        encoding=params["encoding"],
         width=width,
         widths=widths,
         fmt=fmt,
-        quiet=params["quiet"],
-        segment_scores=params["segment_scores"],
-        docids=params["docids"],
-        resegment=params["resegment"],
-        resegment_tokenize=params["resegment_tokenize"],
-        testsets_files=params["testsets_files"],
-        offline=params["offline"],
         explicit=explicit,
-        bleu={"tokenize": params["tokenize"], "lowercase": params["lowercase"], "force": True},
-        chrf={"word_order": params["chrf_word_order"]},
+        metric_options={
+            "bleu": {
+                "tokenize": params["tokenize"],
+                "lowercase": params["lowercase"],
+                "force": True,
+            },
+            "chrf": {"word_order": params["chrf_word_order"]},
+        },
     )
     for name, given in metric_values(params, NEURAL_METRICS).items():
         options.options_for(name).update({k: v for k, v in given.items() if v is not None})

@@ -318,51 +318,17 @@ def options_from(ctx: click.Context, params: dict[str, Any]) -> Any:
         fmt = default_format(OUTPUT_FORMATS)
     from bleucli.commands.request import Options
 
-    options = Options(
-        refs=params["refs"],
-        inputs=params["inputs"],
+    width, widths = precision_from(params["width"])
+    return Options.from_params(
+        params,
         metrics=tuple(m.lower() for m in params["metrics"]) or ("bleu",),
-        language_pair=params["language_pair"],
-        test_set=params["test_set"],
-        origlang=params["origlang"],
-        subset=params["subset"],
-        echo=params["echo"],
-        list_sets=params["list_sets"],
-        citation=params["citation"],
-        download=params["download"],
-        testsets_files=params["testsets_files"],
-        offline=params["offline"],
-        num_refs=params["num_refs"],
-        encoding=params["encoding"],
-        sentence_level=params["sentence_level"],
-        width=precision_from(params["width"])[0],
-        widths=precision_from(params["width"])[1],
-        score_only=params["score_only"],
+        width=width,
+        widths=widths,
         fmt=fmt,
-        quiet=params["quiet"],
-        short=params["short"],
-        from_signature=params["from_signature"],
         jobs=params["jobs"] if params["jobs_deprecated"] is None else params["jobs_deprecated"],
-        confidence=params["confidence"],
-        confidence_n=params["confidence_n"],
-        paired_bs=params["paired_bs"],
-        paired_ar=params["paired_ar"],
-        paired_bs_n=params["paired_bs_n"],
-        paired_ar_n=params["paired_ar_n"],
-        emit_stats=params["emit_stats"],
-        detail=params["detail"],
-        json_layout=params["json_layout"],
-        segment_scores=params["segment_scores"],
-        docids=params["docids"],
-        source=params["source"],
-        rank=params["rank"],
-        resegment=params["resegment"],
-        resegment_tokenize=params["resegment_tokenize"],
-        resegment_output=params["resegment_output"],
         explicit=explicit,
+        metric_options=metric_values(params, _metrics_of(params)),
     )
-    options.metric_options = metric_values(params, _metrics_of(params))
-    return options
 
 
 def _metrics_of(params: dict[str, Any]) -> list[str]:

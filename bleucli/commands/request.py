@@ -6,18 +6,19 @@ The command-line layer fills it in; :mod:`bleucli.commands.score` and the subcom
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from bleucli.display import WIDTH_RANGE
 from bleucli.metrics.options import Option
 
 
+@dataclass
 class Options:
-    """The parsed command line, independent of click.
-
-    A plain class: its constructor routes each metric's option group (``bleu=``,
-    ``chrf=``, ``ter=``) into ``metric_options`` and refuses names it does not have.
-    """
+    """The parsed command line, independent of click. ``--from-signature`` fills it in
+    (:func:`bleucli.commands.score.apply_signatures`), then :func:`validate` checks it once;
+    its metrics become the library's :class:`bleucli.scoring.ScoringRequest`."""
 
     refs: tuple[str, ...] = ()
     inputs: tuple[str, ...] = ()
@@ -59,19 +60,20 @@ class Options:
     resegment_tokenize: str | None = None
     resegment_output: str | None = None
 
-    def __init__(self, **values: Any) -> None:
-        #: Per metric (``-m`` name), the keywords of its declared options as given.
-        self.metric_options: dict[str, dict[str, Any]] = {}
-        #: ``-w METRIC=N``: decimals of one metric (``width`` is the 0-100 metrics').
-        self.widths: dict[str, int] = {}
-        self.explicit: set[str] = set()
-        for name, value in values.items():
-            if name in ("bleu", "chrf", "ter"):
-                self.metric_options[name] = dict(value)
-                continue
-            if not hasattr(self, name) and name != "widths":
-                raise TypeError(f"unknown option {name!r}")
-            setattr(self, name, value)
+    #: Per metric (``-m`` name), the keywords of its declared options as given.
+    metric_options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: ``-w METRIC=N``: decimals of one metric (``width`` is the 0-100 metrics').
+    widths: dict[str, int] = field(default_factory=dict)
+    #: The parameters the user gave (not defaults): conflicts and warnings need them.
+    explicit: set[str] = field(default_factory=set)
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any], **values: Any) -> Options:
+        """The request from a click command's parameters: every field the command has, by
+        its name, then ``values`` (what the command computes: the metrics' own options,
+        decimals, the format)."""
+        names = {item.name for item in fields(cls)}
+        return cls(**{**{name: value for name, value in params.items() if name in names}, **values})
 
     @property
     def precision(self) -> Any:
