@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 from bleucli.precision import WIDTH_RANGE, Precision, check_width
 
-__all__ = ["WIDTH_RANGE", "MetricRequest", "Scored", "ScoringRequest", "score"]
+__all__ = ["WIDTH_RANGE", "MetricRequest", "Scored", "ScoringRequest", "score", "score_totals"]
 
 
 @dataclass(frozen=True)
@@ -348,8 +348,6 @@ def score(
     server and ``verify`` score through here: ``n_bootstrap`` adds 95% intervals (``-ci``),
     ``signature_fields`` the test set's fields (``test:``, ``lang:``...), ``progress(1)``
     after each metric; ``keep_stats=False`` keeps no per-sentence statistics."""
-    from bleucli.results import Result
-
     metrics = metrics if metrics is not None else request.build(references)
     results = []
     stats: dict[str, list[list[float]]] = {}
@@ -357,12 +355,37 @@ def score(
         rows = metric.per_sentence_stats(hypotheses, None)
         if keep_stats:
             stats[name] = [list(row) for row in rows]
-        value = metric.score_rows(rows, n_bootstrap)
-        signature = metric.get_signature()
-        for key, field_value in (signature_fields or {}).items():
-            if field_value is not None:
-                signature.update(key, field_value)
-        results.append(Result(system, value, str(signature), signature.format(short=True)))
+        results.append(
+            result_of(metric, metric.score_rows(rows, n_bootstrap), system, signature_fields)
+        )
         if progress is not None:
             progress(1)
     return Scored(results, stats, request.precision)
+
+
+def score_totals(
+    metrics: dict[str, Metric],
+    totals: Mapping[str, Sequence[float]],
+    system: str = "",
+    signature_fields: dict[str, str | None] | None = None,
+) -> list[Result]:
+    """The results of summed sentence statistics (``totals``: per metric), in output order:
+    where the paths that never hold every sentence (streaming, shards) end, as
+    :func:`score` does."""
+    return [
+        result_of(metric, metric.score_from_values(list(totals[name])), system, signature_fields)
+        for name, metric in output_order(metrics)
+    ]
+
+
+def result_of(
+    metric: Metric, value: Any, system: str, signature_fields: dict[str, str | None] | None = None
+) -> Result:
+    """One metric's result: its score and its signature, with the test set's fields."""
+    from bleucli.results import Result
+
+    signature = metric.get_signature()
+    for key, field_value in (signature_fields or {}).items():
+        if field_value is not None:
+            signature.update(key, field_value)
+    return Result(system, value, str(signature), signature.format(short=True))

@@ -253,7 +253,6 @@ def run_streaming(options: Options) -> str:
     from bleucli.commands.sentence import sentence_format
     from bleucli.formats import single_system
     from bleucli.metrics.bleu import count_tokenised_periods, warn_if_tokenised
-    from bleucli.results import Result
     from bleucli.stream import score_stream
 
     n_refs = _file_reference_count(options)
@@ -340,19 +339,11 @@ def run_streaming(options: Options) -> str:
         return stats_document(metrics, specs, totals, count, {}, digest.hexdigest())
     if options.sentence_level:
         return ""
-    results = []
-    for name, _ in output_order(metrics):
-        metric = metrics[name]
+    from bleucli.scoring import score_totals
+
+    for metric in metrics.values():
         metric.num_refs = n_refs
-        signature = metric.get_signature()
-        results.append(
-            Result(
-                options.inputs[0],
-                metric.score_from_values(totals[name]),
-                str(signature),
-                signature.format(short=True),
-            )
-        )
+    results = score_totals(metrics, totals, options.inputs[0])
     return single_system(results, options.fmt, options.precision, options.score_only, options.short)
 
 
