@@ -186,10 +186,12 @@ def test_private_sets_exist_only_for_their_team(tmp_path) -> None:
         server.stop()
 
 
-@pytest.fixture
-def history(tmp_path):
+@pytest.fixture(scope="module")
+def history(tmp_path_factory):
     """A series with every state: a first run, a significant step, runs equal to their
-    predecessor, a signature change; labels on every run; a public badge."""
+    predecessor, a signature change; labels on every run; a public badge. Built once: the
+    tests that use it only read (one server for every page width)."""
+    tmp_path = tmp_path_factory.mktemp("history")
     db = f"sqlite:///{tmp_path / 'history.db'}"
     tokens = set_up(db, tmp_path, teams=("alpha", "beta"))
     bleucli("server", "add-testset", "--db", db, "news", "-l", "en-de", "--ref", REF, "-m", "bleu", "chrf",
