@@ -125,3 +125,43 @@ def test_the_library_never_imports_the_command_line() -> None:
             ):
                 offences.append(f"{name} imports {target}")
     assert offences == [], "\n".join(offences)
+
+
+def _layers() -> dict[str, int]:
+    """Root module or package -> its layer, from the table in docs/contributing.md."""
+    import re
+
+    text = (ROOT / "docs" / "contributing.md").read_text(encoding="utf-8")
+    layers = {}
+    for number, cells in re.findall(r"^\| (\d+)\. [^|]+\| (.+) \|$", text, flags=re.MULTILINE):
+        for name in re.findall(r"`([\w]+)`", cells):
+            assert name not in layers, f"{name} is in two layers of docs/contributing.md"
+            layers[name] = int(number)
+    assert len(set(layers.values())) >= 6, "docs/contributing.md lost its table of layers"
+    return layers
+
+
+def test_every_layer_imports_only_from_its_own_and_lower_layers() -> None:
+    """The root of ``bleucli/`` shows the layers: each root module or package is placed in
+    docs/contributing.md's table, and its imports (lazy ones too) go down, never up."""
+    layers = _layers()
+    package = ROOT / "bleucli"
+    for name in layers:  # the table names what exists
+        assert any((package / f"{name}{suffix}").exists() for suffix in (".py", ".c", "")), (
+            f"docs/contributing.md places {name}, which bleucli/ does not have"
+        )
+    graph = _import_graph()
+
+    def root(module: str) -> str:
+        return module.split(".")[1]
+
+    unplaced = sorted({root(m) for m in graph if m != "bleucli"} - set(layers))
+    assert unplaced == [], f"place these in docs/contributing.md's table of layers: {unplaced}"
+    upward = [
+        f"{module} (layer {layers[root(module)]}) imports {target} (layer {layers[root(target)]})"
+        for module, targets in sorted(graph.items())
+        if module != "bleucli"
+        for target in sorted(targets)
+        if target != "bleucli" and layers[root(target)] > layers[root(module)]
+    ]
+    assert upward == [], "\n".join(upward)
