@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bleucli.display import WIDTH_RANGE
 from bleucli.metrics.options import Option
+
+if TYPE_CHECKING:
+    from bleucli.scoring import ScoringRequest
 
 
 @dataclass
@@ -74,6 +77,23 @@ class Options:
         decimals, the format)."""
         names = {item.name for item in fields(cls)}
         return cls(**{**{name: value for name, value in params.items() if name in names}, **values})
+
+    def scoring(self) -> ScoringRequest:
+        """The library's request (:class:`bleucli.scoring.ScoringRequest`): the metrics with
+        their options, the language pair and the decimals, validated by the metrics'
+        declarations."""
+        from bleucli.metrics import metric_class
+        from bleucli.scoring import MetricRequest, ScoringRequest
+
+        for name in self.metrics:
+            metric_class(name)  # an unknown metric: its own error, before its options
+        return ScoringRequest(
+            tuple(MetricRequest(name, dict(self.options_for(name))) for name in self.metrics),
+            self.language_pair,
+            self.width,
+            self.sentence_level,
+            tuple(sorted(self.widths.items())),
+        )
 
     @property
     def precision(self) -> Any:

@@ -190,31 +190,16 @@ def _apply_resegment_field(value: str, options: Options) -> None:
     options.resegment_tokenize = tokenize
 
 
-def scoring_request(options: Options) -> Any:
-    """The library's scoring request (:mod:`bleucli.scoring`) of the command's options."""
-    from bleucli.scoring import MetricRequest, ScoringRequest
-
-    for name in options.metrics:
-        metric_class(name)  # an unknown metric: its own error, before its options
-    return ScoringRequest(
-        tuple(MetricRequest(name, dict(options.options_for(name))) for name in options.metrics),
-        options.language_pair,
-        options.width,
-        options.sentence_level,
-        tuple(sorted(options.widths.items())),
-    )
-
-
 def metric_specs(options: Options) -> dict[str, tuple[type[Metric], dict[str, Any]]]:
     """Class and keyword arguments of every requested metric."""
-    return scoring_request(options).metric_kwargs()
+    return options.scoring().metric_kwargs()
 
 
 def build_metrics(
     options: Options, references: list[list[str]], sources: list[str] | None = None
 ) -> dict[str, Metric]:
     """Instantiate every requested metric with the references pre-processed once."""
-    return scoring_request(options).build(references, sources)
+    return options.scoring().build(references, sources)
 
 
 def uses_source(options: Options) -> bool:
@@ -579,7 +564,7 @@ def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
     from bleucli.progress import stage
     from bleucli.scoring import score
 
-    request = scoring_request(options)
+    request = options.scoring()
     results = []
     label = "scoring" + (f" with {n_bootstrap} bootstrap resamples" if n_bootstrap > 1 else "")
     with stage(label, len(systems) * len(metrics)) as advance:
