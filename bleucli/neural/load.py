@@ -15,7 +15,8 @@ from bleucli.neural import runtime
 
 #: The identity field of a signature is the name and this many hex digits of the hash.
 HASH_DIGITS = 8
-_LOADED: dict[tuple[str, str, str], Loaded] = {}
+#: Models loaded in this process: (weights digest, settings digest, device, precision).
+_LOADED: dict[tuple[str, str, str, str], Loaded] = {}
 _HASHES: dict[tuple[str, int, int], str] = {}
 
 
@@ -188,7 +189,7 @@ def load(spec: str, device: str = "cpu", precision: str = "fp32") -> Loaded:
     from bleucli.neural.families import family
 
     label, file, digest, trusted = _resolve_while_importing(spec)
-    key = (digest, device, precision)
+    key = (digest, _settings_digest(file), device, precision)
     if key not in _LOADED:
         where = runtime.device(device)
         dtype = runtime.dtype(precision, where)
@@ -207,6 +208,22 @@ def load(spec: str, device: str = "cpu", precision: str = "fp32") -> Loaded:
         _LOADED[key] = Loaded(label, digest, model_class, model)
     loaded = _LOADED[key]
     return Loaded(label, loaded.sha256, loaded.model_class, loaded.model)
+
+
+def _settings_digest(file: Path) -> str:
+    """A digest of the settings beside the weights (COMET's ``hparams.yaml``, a transformers
+    folder's ``config.json``), so that a process which loaded a model loads it again when
+    they change: the same weights with another class or layer mix are another model. Empty
+    when there are none (loading then says what is missing)."""
+    from bleucli.hashing import sha256_hex
+
+    settings = (
+        file.parents[1] / "hparams.yaml" if file.suffix == ".ckpt" else file.parent / "config.json"
+    )
+    try:
+        return sha256_hex(settings.read_bytes())
+    except OSError:
+        return ""
 
 
 def _resolve_while_importing(spec: str) -> tuple[str, Path, str, bool]:

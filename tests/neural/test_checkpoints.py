@@ -76,6 +76,19 @@ def test_unknown_class_and_missing_files(toys, tmp_path) -> None:
         load(tmp_path / "nowhere-but-a-folder")
 
 
+def test_changed_settings_are_another_model_in_the_same_process(toys, tmp_path) -> None:
+    """A process keeps the models it loaded; the same weights with other settings beside
+    them (hparams.yaml) are loaded again, not served from what the process kept."""
+    folder = copy(toys["regression"], tmp_path)
+    assert load(folder).model_class == "regression_metric"
+    hparams = yaml.safe_load((folder / "hparams.yaml").read_text())
+    (folder / "hparams.yaml").write_text(
+        yaml.safe_dump({**hparams, "class_identifier": "ranking_metric"})
+    )
+    with pytest.raises(ConfigError, match="ranking_metric.*is not one bleucli computes"):
+        load(folder)
+
+
 def test_a_pickled_object_is_not_unpickled_from_a_local_file(toys, tmp_path) -> None:
     """A local checkpoint is read with torch's weights-only loader: an object that would
     run code on unpickling is refused, not executed."""
