@@ -242,6 +242,27 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.engine)
 
 
+@pytest.fixture(autouse=True)
+def serial_lock(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """README command 2 runs the suite on every core (pytest-xdist, ``-n auto``); a test
+    marked ``serial`` (it bounds wall-clock time, or compares two timings) runs alone: it
+    holds one lock file exclusively while every other test shares it. Without xdist the
+    lock is not taken."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        yield
+        return
+    import fcntl
+
+    path = tmp_path_factory.getbasetemp().parent / "serial.lock"
+    with open(path, "a") as handle:
+        serial = request.node.get_closest_marker("serial") is not None
+        fcntl.flock(handle, fcntl.LOCK_EX if serial else fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="session")
 def monkeypatch_session():
     """A monkeypatch usable from hypothesis tests (function-scoped fixtures are not)."""

@@ -193,6 +193,7 @@ def test_orders_beyond_the_limit_are_one_error_for_both_engines() -> None:
 
 
 @needs_native
+@pytest.mark.serial  # a wall-clock bound
 def test_tokens_that_differ_only_in_high_bits_do_not_collide() -> None:
     """Tokens 'a', U+1_0061, U+2_0061, ...: a hash of the low bits alone put them in one
     chain (13x slower); they hash apart and count correctly."""
@@ -413,6 +414,7 @@ print("ok")
 
 
 @needs_native
+@pytest.mark.serial  # a wall-clock bound
 def test_kendall_sizes_are_checked_before_anything_is_formed() -> None:
     """Sizes whose products overflowed (the metric's draws x n x 8, the groups' offsets)
     passed the length checks with empty buffers and read or wrote past them; absurd group

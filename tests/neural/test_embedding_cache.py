@@ -16,6 +16,13 @@ from scripts.comet_fixtures import cases
 from tests.neural_toy import ROOT
 
 
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch) -> None:
+    """Each test its own cache: a test here replaces the store's file, and a warm run must
+    find what its own cold run wrote, whatever ran before it in this process."""
+    monkeypatch.setenv("BLEUCLI_CACHE", str(tmp_path / "own-cache"))
+
+
 def columns(kind: str = "regression") -> dict[str, list[str]]:
     samples = cases()["example"] + cases()["hard"]
     keys = ("src", "mt") if kind == "referenceless" else ("src", "mt", "ref")

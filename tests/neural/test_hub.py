@@ -191,6 +191,7 @@ def _imports_torch(stderr: str) -> bool:
     return any(line.rstrip().endswith("| torch") for line in stderr.splitlines())
 
 
+@pytest.mark.serial  # a wall-clock bound
 def test_an_unreachable_hub_is_said_once_at_once_with_what_to_do(toys, tmp_path) -> None:
     """First contact: no model, no hub. One line within a few seconds (it was 27 s of ten
     "Retrying in 8s" lines, then a false "offline" and advice to run `models download`,

@@ -17,6 +17,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 import requests
 
 from tests.browser import launch, needs_chromium
@@ -56,6 +57,7 @@ def _wait(condition, timeout: float, what: str) -> float:
     return time.monotonic() - start
 
 
+@pytest.mark.serial  # a wall-clock bound
 def test_workers_exit_within_5_s_of_a_kill_9_of_their_parent(db_url, tmp_path) -> None:
     set_up(db_url, tmp_path, teams=("alpha",), testset_args=("-m", "bleu"))
     server = start_server(db_url, tmp_path, workers=2)
@@ -113,6 +115,7 @@ def _headers_then_wait(port: int, request: bytes, timeout: float = 5.0) -> bytes
         return answer
 
 
+@pytest.mark.serial  # a wall-clock bound
 def test_anonymous_uploads_are_refused_before_their_body_is_read(tmp_path) -> None:
     with serving(tmp_path, teams=("alpha",), testset_args=("-m", "bleu")) as task:
         port = int(task.server.url.rsplit(":", 1)[1])
@@ -138,6 +141,7 @@ def test_anonymous_uploads_are_refused_before_their_body_is_read(tmp_path) -> No
             assert time.monotonic() - started < 4  # not after a read timeout on 19 MB
 
 
+@pytest.mark.serial  # a wall-clock bound
 def test_gates_at_the_cap_do_not_stall_anyone(db_url, tmp_path) -> None:
     """Five teams gate at once with 20,000 resamples each (the cap raised to allow it); an
     anonymous reader meanwhile is answered at once (the web process only enqueues: before,

@@ -28,6 +28,7 @@ def assert_one_line_error(result, code: int, *fragments: str) -> None:
         assert fragment in lines[0], lines[0]
 
 
+@pytest.mark.serial  # a wall-clock bound
 def test_dripping_server_meets_the_overall_deadline(
     http_server, cache, tmp_path, monkeypatch
 ) -> None:

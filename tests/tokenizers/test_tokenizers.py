@@ -80,7 +80,9 @@ def test_missing_extras_are_explained(
     monkeypatch: pytest.MonkeyPatch, name: str, extra: str
 ) -> None:
     import builtins
+    import importlib
 
+    import bleucli.tokenizers.mecab as mecab
     from bleucli.errors import MissingExtraError
 
     real_import = builtins.__import__
@@ -91,11 +93,15 @@ def test_missing_extras_are_explained(
             raise ImportError(module)
         return real_import(module, *args, **kwargs)
 
-    monkeypatch.setattr(builtins, "__import__", fake_import)
-    monkeypatch.setattr("importlib.import_module", lambda module: fake_import(module))
-    import bleucli.tokenizers.mecab as mecab
+    def fake_import_module(module, package=None):
+        if module.split(".")[0] in blocked:
+            raise ImportError(module)
+        return importlib.import_module(module, package)
 
-    monkeypatch.setattr(mecab, "import_module", lambda module: fake_import(module))
+    # only what the tokenisers call: patching importlib.import_module itself would leave the
+    # fake bound in every module first imported during this test
+    monkeypatch.setattr(builtins, "__import__", fake_import)
+    monkeypatch.setattr(mecab, "import_module", fake_import_module)
     with pytest.raises(MissingExtraError, match=rf"pip install 'bleucli\[{extra}\]'"):
         get_tokenizer(name)
 
