@@ -70,7 +70,8 @@ def test_readme_opens_with_the_two_commands() -> None:
     assert second.startswith(
         "pip install -e '.[test]' -c tests/constraints.txt && python3 -m pytest"
     )
-    assert second.endswith("BLEUCLI_PUREPYTHON=1 python3 -m pytest -q -m engine")
+    assert "python3 -m pytest -q -n auto &&" in second  # every core: pytest-xdist
+    assert second.endswith("BLEUCLI_PUREPYTHON=1 python3 -m pytest -q -n auto -m engine")
 
 
 def test_ci_runs_the_readme_commands_in_order() -> None:
@@ -226,3 +227,34 @@ def test_a_core_older_than_its_sources_is_not_used(tmp_path: Path) -> None:
     assert stale.stderr.count("\n") == 1
     assert "was built from other sources than" in stale.stderr
     assert "pip install -e ." in stale.stderr
+
+
+def test_the_changelog_and_the_version_agree() -> None:
+    """Released versions are headings of CHANGELOG.md, newest first, under [Unreleased].
+    bleucli/version.py (the signature's ``version:``) is the newest release while nothing
+    is unreleased, and a later ``.devN`` once something is: a signature of unreleased code
+    never claims a released version."""
+    import re
+
+    from bleucli.version import __version__
+
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^## \[([^\]]+)\](?: - (\d{4}-\d{2}-\d{2}))?$", text, re.MULTILINE)
+    assert headings and headings[0] == ("Unreleased", ""), "CHANGELOG.md opens with [Unreleased]"
+    released = [tuple(int(n) for n in name.split(".")) for name, date in headings[1:]]
+    assert released, "CHANGELOG.md has no released version"
+    assert all(date for _, date in headings[1:]), "every release has its date"
+    assert released == sorted(released, reverse=True), "releases newest first"
+    unreleased = text.split("## [Unreleased]", 1)[1].split("\n## [", 1)[0]
+    pending = re.search(r"^- ", unreleased, re.MULTILINE) is not None
+    newest = ".".join(map(str, released[0]))
+    if pending:
+        match = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)\.dev\d+", __version__)
+        assert match and tuple(map(int, match.groups())) > released[0], (
+            f"[Unreleased] has entries: bleucli/version.py must be a .devN of a version after "
+            f"{newest} (it is {__version__})"
+        )
+    else:
+        assert __version__ == newest, (
+            f"bleucli/version.py says {__version__}, the CHANGELOG {newest}"
+        )
