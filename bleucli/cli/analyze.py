@@ -112,6 +112,14 @@ def _analysis_request(params: dict[str, Any], fmt: str, chosen: str | None = Non
         metrics = (*metrics, key)
     explicit = {"width"} if params["width"] else set()
     width, widths = precision_from(params["width"])
+    metric_options: dict[str, dict[str, Any]] = {
+        "bleu": {"tokenize": params["tokenize"], "lowercase": params["lowercase"], "force": True},
+        "chrf": {"word_order": params["chrf_word_order"]},
+    }
+    for name, given in metric_values(params, NEURAL_METRICS).items():
+        metric_options.setdefault(name, {}).update(
+            {k: v for k, v in given.items() if v is not None}
+        )
     options = Options.from_params(
         params,
         metrics=metrics,
@@ -119,17 +127,8 @@ def _analysis_request(params: dict[str, Any], fmt: str, chosen: str | None = Non
         widths=widths,
         fmt=fmt,
         explicit=explicit,
-        metric_options={
-            "bleu": {
-                "tokenize": params["tokenize"],
-                "lowercase": params["lowercase"],
-                "force": True,
-            },
-            "chrf": {"word_order": params["chrf_word_order"]},
-        },
+        metric_options=metric_options,
     )
-    for name, given in metric_values(params, NEURAL_METRICS).items():
-        options.options_for(name).update({k: v for k, v in given.items() if v is not None})
     for name in metrics:
         from bleucli.metrics import metric_class
 

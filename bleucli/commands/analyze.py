@@ -27,7 +27,7 @@ def load(options: Options, source: str | None) -> Inputs:
     from bleucli.commands.resegment import check_options
     from bleucli.commands.score import _segment_metrics, build_metrics
 
-    validate(options)
+    options = validate(options)
     check_options(options)
     references = load_references(options)
     systems = load_systems(options)

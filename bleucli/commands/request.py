@@ -7,7 +7,8 @@ The command-line layer fills it in; :mod:`bleucli.commands.score` and the subcom
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from bleucli.display import WIDTH_RANGE
@@ -17,11 +18,12 @@ if TYPE_CHECKING:
     from bleucli.scoring import ScoringRequest
 
 
-@dataclass
+@dataclass(frozen=True)
 class Options:
-    """The parsed command line, independent of click. ``--from-signature`` fills it in
-    (:func:`bleucli.commands.score.apply_signatures`), then :func:`validate` checks it once;
-    its metrics become the library's :class:`bleucli.scoring.ScoringRequest`."""
+    """The parsed command line, independent of click: a value. ``--from-signature`` makes a
+    new one with what the signatures set (:func:`bleucli.commands.score.apply_signatures`),
+    :func:`validate` checks it once; its metrics become the library's
+    :class:`bleucli.scoring.ScoringRequest` (:meth:`scoring`)."""
 
     refs: tuple[str, ...] = ()
     inputs: tuple[str, ...] = ()
@@ -102,20 +104,20 @@ class Options:
 
         return Precision(self.width, tuple(sorted(self.widths.items())))
 
-    def options_for(self, metric: str) -> dict[str, Any]:
-        """The keywords given for ``metric`` (an empty dict it then keeps)."""
-        return self.metric_options.setdefault(metric, {})
+    def options_for(self, metric: str) -> Mapping[str, Any]:
+        """The keywords given for ``metric`` (read-only: a new request changes them)."""
+        return MappingProxyType(self.metric_options.get(metric, {}))
 
     @property
-    def bleu(self) -> dict[str, Any]:
+    def bleu(self) -> Mapping[str, Any]:
         return self.options_for("bleu")
 
     @property
-    def chrf(self) -> dict[str, Any]:
+    def chrf(self) -> Mapping[str, Any]:
         return self.options_for("chrf")
 
     @property
-    def ter(self) -> dict[str, Any]:
+    def ter(self) -> Mapping[str, Any]:
         return self.options_for("ter")
 
 
@@ -175,9 +177,9 @@ def unused_metric_options(explicit: set[str], metrics: tuple[str, ...]) -> list[
     ]
 
 
-def validate(options: Options) -> None:
+def validate(options: Options) -> Options:
     """Check every numeric option and the ones with a syntax of their own, once, after
-    ``--from-signature`` has filled in its values; resolve ``-j 0`` and cap workers at the
+    ``--from-signature`` has filled in its values; the request with workers capped at the
     CPUs (more processes than cores only cost memory)."""
     import os
 
@@ -212,7 +214,8 @@ def validate(options: Options) -> None:
         from bleucli.log import logger
 
         logger.info(f"-j {options.jobs}: using {cpus} worker processes, one per CPU")
-        options.jobs = cpus
+        return replace(options, jobs=cpus)
+    return options
 
 
 def default_format(allowed: tuple[str, ...]) -> str:

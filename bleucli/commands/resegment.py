@@ -103,8 +103,10 @@ def run(options: Options) -> str:
         raise ConfigError(
             "give one reference file (or -t/-l): `bleucli resegment ref.txt -i output.txt`"
         )
+    from dataclasses import replace
+
     target = options.resegment_output
-    options.resegment_output = None
+    options = replace(options, resegment_output=None)
     references = load_references(options)
     (system,) = load_systems(options)
     (segmented,), alignment = resegment_systems(options, [system], references)

@@ -79,10 +79,12 @@ def _check_signature_ranges(parsed: Any, options: Options) -> None:
         option.check(given[option.keyword], f"--from-signature: {text} ({option.label})")
 
 
-def apply_signatures(options: Options) -> tuple[dict[str, int], list[str]]:
-    """Set metric options from ``--from-signature``, checking the values it brings in;
-    returns the reference count each signature demands and the notices to give once every
-    option has been checked."""
+def apply_signatures(options: Options) -> tuple[Options, dict[str, int], list[str]]:
+    """The request with the options ``--from-signature`` sets, the values it brings in
+    checked; the reference count each signature demands; the notices to give once every
+    option has been checked. The one place signatures merge into a request."""
+    from dataclasses import replace
+
     from bleucli.commands.inputs import TESTSET_FIELDS
     from bleucli.signature import parse_signature
 
@@ -94,7 +96,8 @@ def apply_signatures(options: Options) -> tuple[dict[str, int], list[str]]:
         raise ConfigError(
             f"--metrics conflicts with the signatures' metrics ({', '.join(metrics)})"
         )
-    options.metrics = tuple(metrics)
+    changes: dict[str, Any] = {"metrics": tuple(metrics)}
+    metric_options = {name: dict(given) for name, given in options.metric_options.items()}
     expected: dict[str, int] = {}
     notices: list[str] = []
     for parsed in parsed_all:
@@ -104,20 +107,21 @@ def apply_signatures(options: Options) -> tuple[dict[str, int], list[str]]:
                     f"signature field {key}:{value} needs "
                     f"{_UNSUPPORTED_FIELDS[key]}, which bleucli cannot apply here"
                 )
+        given = metric_options.setdefault(parsed.metric, {})
         local_model = None  # a neural model's own files: checked against the signature's hash
         for name, sig_key in _signature_options(parsed.metric).items():
             if name in options.explicit and sig_key in parsed.fields:
                 if sig_key == "model":
-                    local_model = options.options_for(parsed.metric).get("model")
+                    local_model = given.get("model")
                     continue
                 raise ConfigError(
                     f"--{name.replace('_', '-')} conflicts with --from-signature, "
                     f"which sets {sig_key}:{parsed.fields[sig_key]}"
                 )
         if "bs" in parsed.fields:
-            options.confidence = True
+            changes["confidence"] = True
             try:
-                options.confidence_n = int(parsed.fields["bs"])
+                changes["confidence_n"] = int(parsed.fields["bs"])
             except ValueError:
                 raise UsageError(
                     f"signature field bs:{parsed.fields['bs']} is not a number of resamples"
@@ -133,25 +137,24 @@ def apply_signatures(options: Options) -> tuple[dict[str, int], list[str]]:
                     f"set BLEUCLI_SEED={seed} to reproduce it"
                 )
         if "reseg" in parsed.fields:
-            _apply_resegment_field(parsed.fields["reseg"], options)
+            changes.update(_resegment_field(parsed.fields["reseg"], options))
         for key, attribute in TESTSET_FIELDS.items():
             if key in parsed.fields:
-                given = getattr(options, attribute)
-                if given is not None and given != parsed.fields[key]:
+                current_value = getattr(options, attribute)
+                if current_value is not None and current_value != parsed.fields[key]:
                     raise ConfigError(
-                        f"--{attribute.replace('_', '-')} {given} conflicts with "
+                        f"--{attribute.replace('_', '-')} {current_value} conflicts with "
                         f"--from-signature, which sets {key}:{parsed.fields[key]}"
                     )
-                setattr(options, attribute, parsed.fields[key])
-        options.options_for(parsed.metric).update(parsed.metric_options())
+                changes[attribute] = parsed.fields[key]
+        given.update(parsed.metric_options())
         if local_model is not None:
             digest = parsed.fields["model"].rpartition("@")[2]
             pinned = "@" in local_model or not digest
-            options.options_for(parsed.metric)["model"] = (
-                local_model if pinned else f"{local_model}@{digest}"
-            )
-        _check_signature_ranges(parsed, options)
-        if parsed.metric == "bleu" and parsed.fields.get("eff") == "no" and options.sentence_level:
+            given["model"] = local_model if pinned else f"{local_model}@{digest}"
+        merged = replace(options, **changes, metric_options=metric_options)
+        _check_signature_ranges(parsed, merged)
+        if parsed.metric == "bleu" and parsed.fields.get("eff") == "no" and merged.sentence_level:
             raise ConfigError(
                 "the signature says eff:no, but --sentence-level needs effective order"
             )
@@ -167,10 +170,10 @@ def apply_signatures(options: Options) -> tuple[dict[str, int], list[str]]:
                 expected[parsed.metric] = int(nrefs)
             except ValueError:
                 raise UsageError(f"signature field nrefs:{nrefs} is not a number") from None
-    return expected, notices
+    return replace(options, **changes, metric_options=metric_options), expected, notices
 
 
-def _apply_resegment_field(value: str, options: Options) -> None:
+def _resegment_field(value: str, options: Options) -> dict[str, Any]:
     """``reseg:mwer-TOKENIZE``: the output was realigned, with that tokenisation."""
     from bleucli.mwer import TOKENIZERS
 
@@ -186,8 +189,7 @@ def _apply_resegment_field(value: str, options: Options) -> None:
             f"--resegment-tokenize {given} conflicts with --from-signature, which sets "
             f"reseg:{value}"
         )
-    options.resegment = True
-    options.resegment_tokenize = tokenize
+    return {"resegment": True, "resegment_tokenize": tokenize}
 
 
 def metric_specs(options: Options) -> dict[str, tuple[type[Metric], dict[str, Any]]]:
@@ -362,10 +364,13 @@ def run(options: Options) -> str:
         return testset_info.echo_fields(options)
     if options.test_set is None and (options.origlang or options.subset):
         raise ConfigError("--origlang and --subset need a test set (-t)")
-    expected_refs, notices = apply_signatures(options) if options.from_signature else ({}, [])
+    expected_refs: dict[str, int] = {}
+    notices: list[str] = []
+    if options.from_signature:
+        options, expected_refs, notices = apply_signatures(options)
     from bleucli.commands.request import validate
 
-    validate(options)
+    options = validate(options)
     if options.emit_stats:
         _check_stats_options(options)
     for name in options.metrics:
