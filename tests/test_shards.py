@@ -145,3 +145,17 @@ def test_dask_local_cluster_equals_single_process() -> None:
     )
     assert str(results["bleu"][1].get_signature()).startswith("nrefs:2|")
     assert single["bleu"][0].score == bleucli.BLEU().corpus_score(hyp, [ref]).score
+
+
+def test_a_shard_is_the_same_read_whole_or_streamed() -> None:
+    """``bleucli stats`` on standard input scores in memory (through ``scoring.score``),
+    with ``-i FILE`` it streams in chunks: the shard is the same bytes."""
+    ref, hyp = str(EXAMPLES / "ref.de"), EXAMPLES / "hyp.de"
+    args = ["stats", ref, "-m", "bleu", "chrf", "ter", "-cw", "2"]
+    whole = run_cli(args, input=hyp.read_bytes())
+    streamed = run_cli([*args, "-i", str(hyp)])
+    assert whole.exit_code == streamed.exit_code == 0, whole.stderr + streamed.stderr
+    assert whole.stdout == streamed.stdout
+    assert [entry["metric"] for entry in json.loads(whole.stdout)["metrics"]] == [
+        "bleu", "chrf", "ter",
+    ]  # fmt: skip

@@ -544,10 +544,13 @@ def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
 
         if len(systems) > 1:
             raise ConfigError("bleucli stats writes the statistics of one system")
-        totals = {
-            name: sum_rows(metric.per_sentence_stats(systems[0].lines, None))
-            for name, metric in metrics.items()
-        }
+        from bleucli.scoring import score
+
+        scored = score(
+            options.scoring(), systems[0].lines, [s.lines for s in ref_sources],
+            systems[0].name, metrics,
+        )  # fmt: skip
+        totals = {name: sum_rows(rows) for name, rows in scored.stats.items()}
         from bleucli.shards import ContentDigest
 
         digest = ContentDigest()
