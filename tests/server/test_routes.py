@@ -2,8 +2,9 @@
 and a worker run in this process; SQLite and PostgreSQL): leaderboard clusters equal
 ``--rank``'s; a team's primary choice; every refusal gets its status and one message; limits
 and windows answer when they reset; names are shown escaped; no reference line reaches a
-participant of a blind set. The real ``bleucli server run`` processes are in
-test_server.py, test_durability.py, test_attacks.py and the browser tests."""
+participant of a blind set; a private set exists only for its team. The real ``bleucli
+server run`` processes are in test_server.py, test_durability.py, test_attacks.py,
+test_series.py (``bleucli submit --gate``) and the browser tests."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLES
-from tests.server.conftest import HYP, HYP2, REF, Local, bleucli, in_process
+from tests.server.conftest import HYP, HYP2, REF, Local, bleucli, in_process, local_testset
 
 REFERENCE_LINES = [
     line
@@ -237,3 +238,41 @@ def test_no_reference_line_reaches_a_participant_of_a_blind_set(blind: Local) ->
     task.drain()  # a worker makes the report; the page says so meanwhile
     report = task.client.get(f"/submissions/{submission}/report")
     assert report.status_code == 200 and "bleucli analysis" in report.text
+
+
+def test_private_sets_exist_only_for_their_team(db_url, tmp_path) -> None:
+    with in_process(db_url, tmp_path, ("alpha", "beta"), visibility="public") as task:
+        local_testset(task.db, "-m", "bleu", name="inhouse", visibility="private", owner="alpha")
+        client, alpha, beta = task.client, task.auth("alpha"), task.auth("beta")
+        data = Path(HYP).read_bytes()
+        mine = client.post("/api/v1/submissions", headers=alpha,
+                           data={"testset": "inhouse", "series": "main"}, files={"hypothesis": ("h", data)})  # fmt: skip
+        assert mine.status_code == 202
+        theirs = client.post("/api/v1/submissions", headers=beta,
+                             data={"testset": "inhouse"}, files={"hypothesis": ("h", data)})  # fmt: skip
+        assert theirs.status_code == 404 and theirs.json()["error"] == "no test set named 'inhouse'"
+
+        def names(headers: dict) -> list[str]:
+            return [t["name"] for t in client.get("/api/v1/testsets", headers=headers).json()]
+
+        assert "inhouse" in names(alpha) and "inhouse" not in names(beta)
+        assert "inhouse" not in names({})
+        for path in ("/api/v1/leaderboards/inhouse", "/testsets/inhouse", "/api/v1/series/inhouse/main",
+                     "/testsets/inhouse/series/main", "/badges/inhouse/main.svg"):  # fmt: skip
+            for headers in (beta, {}):
+                answer = client.get(path, headers=headers)
+                assert answer.status_code in (401, 404), (path, answer.status_code)
+                assert (
+                    "inhouse" not in answer.text.replace("'inhouse'", "")
+                    or answer.status_code == 404
+                )
+        assert "inhouse" not in client.get("/", headers=beta).text
+        # the owner sees everything, per-sentence scores included (no reveal needed)
+        task.drain()
+        submission = mine.json()["id"]
+        assert (
+            client.get(f"/api/v1/submissions/{submission}", headers=alpha).json()["status"]
+            == "scored"
+        )
+        segments = client.get(f"/api/v1/submissions/{submission}/segments", headers=alpha)
+        assert segments.status_code == 200 and len(segments.json()["segments"]["BLEU"]) == 30

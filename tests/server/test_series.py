@@ -1,6 +1,6 @@
 """Score history for CI: series with labels, the server-side gate (whose numbers equal
 ``bleucli gate``'s statistical gate on the same files), baselines by ``--against`` and
-``--promote``, private test sets, the series API and its CSV, the trend page in Chromium,
+``--promote``, the series API and its CSV, the trend page in Chromium,
 and badges."""
 
 from __future__ import annotations
@@ -128,62 +128,6 @@ def test_against_last_best_id_and_promote(tmp_path) -> None:
         assert missing.returncode == 1 and "no other run 99999" in missing.stderr
         failed = gate(HYP2, "--tolerance", "0.5", "--promote")
         assert failed["passed"] is False and failed["promoted"] is False  # only a pass promotes
-
-
-def test_private_sets_exist_only_for_their_team(tmp_path) -> None:
-    db = f"sqlite:///{tmp_path / 'private.db'}"
-    tokens = set_up(db, tmp_path, teams=("alpha", "beta"))
-    bleucli("server", "add-testset", "--db", db, "inhouse", "-l", "en-de", "--ref", REF, "-m", "bleu",
-            "--visibility", "private", "--owner", "alpha")  # fmt: skip
-    server = start_server(db, tmp_path)
-    try:
-        url = server.url
-        alpha, beta = ({"Authorization": f"Bearer {tokens[t]}"} for t in ("alpha", "beta"))
-        with open(HYP, "rb") as handle:
-            data = handle.read()
-        mine = requests.post(url + "/api/v1/submissions", headers=alpha, timeout=30,
-                             data={"testset": "inhouse", "series": "main"}, files={"hypothesis": ("h", data)})  # fmt: skip
-        assert mine.status_code == 202
-        theirs = requests.post(url + "/api/v1/submissions", headers=beta, timeout=30,
-                               data={"testset": "inhouse"}, files={"hypothesis": ("h", data)})  # fmt: skip
-        assert theirs.status_code == 404 and theirs.json()["error"] == "no test set named 'inhouse'"
-
-        def names(headers: dict) -> list[str]:
-            answer = requests.get(url + "/api/v1/testsets", headers=headers, timeout=30)
-            return [t["name"] for t in answer.json()]
-
-        assert (
-            "inhouse" in names(alpha)
-            and "inhouse" not in names(beta)
-            and "inhouse" not in names({})
-        )
-        for path in ("/api/v1/leaderboards/inhouse", "/testsets/inhouse", "/api/v1/series/inhouse/main",
-                     "/testsets/inhouse/series/main", "/badges/inhouse/main.svg"):  # fmt: skip
-            for headers in (beta, {}):
-                answer = requests.get(url + path, headers=headers, timeout=30)
-                assert answer.status_code in (401, 404), (path, answer.status_code)
-                assert (
-                    "inhouse" not in answer.text.replace("'inhouse'", "")
-                    or answer.status_code == 404
-                )
-        assert "inhouse" not in requests.get(url + "/", headers=beta, timeout=30).text
-        # the owner sees everything, per-sentence scores included (no reveal needed)
-        submission = mine.json()["id"]
-        import time
-
-        for _ in range(200):
-            state = requests.get(
-                f"{url}/api/v1/submissions/{submission}", headers=alpha, timeout=30
-            ).json()
-            if state["status"] == "scored":
-                break
-            time.sleep(0.1)
-        segments = requests.get(
-            f"{url}/api/v1/submissions/{submission}/segments", headers=alpha, timeout=30
-        )
-        assert segments.status_code == 200 and len(segments.json()["segments"]["BLEU"]) == 30
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="module")
