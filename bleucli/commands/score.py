@@ -4,6 +4,7 @@ load inputs, build metrics, score, format. The other modes it dispatches to live
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from bleucli.errors import ConfigError, InputError, UsageError
@@ -58,19 +59,17 @@ def _check_stats_options(options: Options) -> None:
             )
 
 
-def _check_signature_ranges(parsed: Any, options: Options) -> None:
-    """The values a signature brings in, checked by their options' declarations; the error
-    names the signature's field (the user typed no option) and the option it sets."""
+def _check_signature_ranges(parsed: Any, given: Mapping[str, Any], confidence_n: int) -> None:
+    """The values a signature brings in (``given``: its metric's options, ``confidence_n``:
+    the resamples), checked by their options' declarations; the error names the signature's
+    field (the user typed no option) and the option it sets."""
     from bleucli.commands.request import command_option
     from bleucli.metrics import metric_class
 
     fields = parsed.fields
     if "bs" in fields:
         declared = command_option("confidence_n")
-        declared.check(
-            options.confidence_n, f"--from-signature: bs:{fields['bs']} ({declared.label})"
-        )
-    given = options.options_for(parsed.metric)
+        declared.check(confidence_n, f"--from-signature: bs:{fields['bs']} ({declared.label})")
     for option in metric_class(parsed.metric).OPTIONS:
         field = option.signature or ""
         if option.keyword not in given or (field and field not in fields):
@@ -152,9 +151,8 @@ def apply_signatures(options: Options) -> tuple[Options, dict[str, int], list[st
             digest = parsed.fields["model"].rpartition("@")[2]
             pinned = "@" in local_model or not digest
             given["model"] = local_model if pinned else f"{local_model}@{digest}"
-        merged = replace(options, **changes, metric_options=metric_options)
-        _check_signature_ranges(parsed, merged)
-        if parsed.metric == "bleu" and parsed.fields.get("eff") == "no" and merged.sentence_level:
+        _check_signature_ranges(parsed, given, changes.get("confidence_n", options.confidence_n))
+        if parsed.metric == "bleu" and parsed.fields.get("eff") == "no" and options.sentence_level:
             raise ConfigError(
                 "the signature says eff:no, but --sentence-level needs effective order"
             )
@@ -544,13 +542,10 @@ def run_in_memory(options: Options, expected_refs: dict[str, int]) -> str:
 
         if len(systems) > 1:
             raise ConfigError("bleucli stats writes the statistics of one system")
-        from bleucli.scoring import score
-
-        scored = score(
-            options.scoring(), systems[0].lines, [s.lines for s in ref_sources],
-            systems[0].name, metrics,
-        )  # fmt: skip
-        totals = {name: sum_rows(rows) for name, rows in scored.stats.items()}
+        totals = {
+            name: sum_rows(metric.per_sentence_stats(systems[0].lines, None))
+            for name, metric in metrics.items()
+        }
         from bleucli.shards import ContentDigest
 
         digest = ContentDigest()

@@ -71,9 +71,14 @@ def checkpoint_file(path: str | Path) -> Path:
     return path
 
 
+def hparams_path(file: Path) -> Path:
+    """The ``hparams.yaml`` of a checkpoint file (COMET's layout: ``checkpoints/`` beside it)."""
+    return file.parents[1] / "hparams.yaml"
+
+
 def read_hparams(file: Path) -> dict[str, Any]:
     yaml = runtime.require("yaml")
-    hparams_file = file.parents[1] / "hparams.yaml"
+    hparams_file = hparams_path(file)
     if not hparams_file.is_file():
         raise InputError(f"{hparams_file.parent}: hparams.yaml is missing (COMET's layout)")
     try:

@@ -216,10 +216,9 @@ def _settings_digest(file: Path) -> str:
     they change: the same weights with another class or layer mix are another model. Empty
     when there are none (loading then says what is missing)."""
     from bleucli.hashing import sha256_hex
+    from bleucli.neural.checkpoint import hparams_path
 
-    settings = (
-        file.parents[1] / "hparams.yaml" if file.suffix == ".ckpt" else file.parent / "config.json"
-    )
+    settings = hparams_path(file) if file.suffix == ".ckpt" else file.parent / "config.json"
     try:
         return sha256_hex(settings.read_bytes())
     except OSError:
