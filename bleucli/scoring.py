@@ -370,8 +370,7 @@ def score_totals(
     signature_fields: dict[str, str | None] | None = None,
 ) -> list[Result]:
     """The results of summed sentence statistics (``totals``: per metric), in output order:
-    where the paths that never hold every sentence (streaming, shards) end, as
-    :func:`score` does."""
+    where streaming, which never holds every sentence, ends, as :func:`score` does."""
     return [
         result_of(metric, metric.score_from_values(list(totals[name])), system, signature_fields)
         for name, metric in output_order(metrics)
